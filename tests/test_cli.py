@@ -1,0 +1,43 @@
+import subprocess
+import sys
+
+from symweak import __version__
+from symweak.cli import main
+
+
+def test_version_via_python_m():
+    out = subprocess.run(
+        [sys.executable, "-m", "symweak", "--version"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == f"symweak {__version__}"
+
+
+def test_parse_ops(capsys):
+    assert main(["parse", "ops", "id,^2,^3,sin,*"]) == 0
+    assert capsys.readouterr().out == "unary: id, ^2, ^3, sin\nbinary: *\n"
+
+
+def test_parse_equation(capsys):
+    assert main(["parse", "equation", "u_t = -u*u_x + 0.1*u_xx"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "u_t = -0.5*d_x(u^2) + 0.1*u_xx"
+
+
+def test_parse_constraints_file(tmp_path, capsys):
+    spec = tmp_path / "spec.txt"
+    spec.write_text("lhs: u_t, v_t\nu1(u, v)\norder: x <= 2\n", encoding="utf-8")
+    assert main(["parse", "constraints", str(spec), "--file"]) == 0
+    out = capsys.readouterr().out
+    assert "lhs: u_t, v_t" in out and "rule: u1(u, v)" in out and "order: x <= 2" in out
+
+
+def test_errors_are_one_clear_message_and_exit_2(capsys):
+    assert main(["parse", "ops", "+,foo"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == "symweak: error: Unknown operator `foo`. (line 1, column 3)"
+    assert "Traceback" not in err
+
+
+def test_missing_file_is_an_error_not_a_traceback(tmp_path, capsys):
+    assert main(["parse", "constraints", str(tmp_path / "nope.txt"), "--file"]) == 2
+    assert "No such file" in capsys.readouterr().err
