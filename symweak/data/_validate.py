@@ -1,0 +1,184 @@
+"""Checks that run before anything else, each with a message that says what, where and how.
+
+All checks raise :class:`symweak.DataError`. Nothing here changes or drops data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .._errors import DataError
+from ..ir._symbols import validate_coord_name, validate_field_name
+
+__all__ = [
+    "as_axis",
+    "as_coordinate",
+    "as_field",
+    "check_distinct_points",
+    "check_extent",
+    "check_finite",
+    "check_names",
+    "check_same_length",
+    "require_points",
+]
+
+
+def _where(coords: Mapping[str, np.ndarray], index: int) -> str:
+    parts = ", ".join(f"{n}={float(c[index]):.6g}" for n, c in coords.items())
+    return f"point {index} ({parts})" if parts else f"point {index}"
+
+
+def check_names(coord_names, field_names) -> None:
+    """Coordinates are single letters, fields valid names, no overlaps, time named ``t``."""
+    from .._errors import IRError
+
+    try:
+        for name in coord_names:
+            validate_coord_name(name)
+        for name in field_names:
+            validate_field_name(name)
+    except IRError as exc:
+        raise DataError(str(exc)) from None
+    clash = set(coord_names) & set(field_names)
+    if clash:
+        raise DataError(f"{sorted(clash)} is used both as a coordinate and as a field; rename one.")
+    if not field_names:
+        raise DataError("No fields given; pass at least one, e.g. fields={'u': u}.")
+    if "t" not in coord_names:
+        raise DataError(
+            f"No time coordinate: coordinates are {list(coord_names)}. symweak needs the time "
+            "coordinate to be called 't' (rename it, e.g. coords={'t': time, 'x': x})."
+        )
+    if len(coord_names) < 2 or len(coord_names) > 4:
+        raise DataError(f"Expected t plus 1 to 3 space coordinates, got {list(coord_names)}.")
+
+
+def _numeric(name: str, kind: str, values) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
+    ):
+        raise DataError(f"{kind} {name!r} is not numeric (dtype {arr.dtype}); pass numbers.")
+    return arr
+
+
+def as_coordinate(name: str, values) -> np.ndarray:
+    """A coordinate array: 1-D, real, float64 (a copy)."""
+    arr = _numeric(name, "Coordinate", values)
+    if np.iscomplexobj(arr):
+        raise DataError(f"Coordinate {name!r} is complex; coordinates must be real.")
+    if arr.ndim != 1:
+        raise DataError(
+            f"Coordinate {name!r} has shape {arr.shape}; scattered observations need 1-D arrays "
+            "of equal length (use Observations.from_grid for gridded data)."
+        )
+    return np.array(arr, dtype=np.float64, copy=True)
+
+
+def as_field(name: str, values, shape=None) -> np.ndarray:
+    """A field array (real float64 or complex128), a copy, with the expected shape."""
+    arr = _numeric(name, "Field", values)
+    dtype = np.complex128 if np.iscomplexobj(arr) else np.float64
+    arr = np.array(arr, dtype=dtype, copy=True)
+    if shape is not None and arr.shape != tuple(shape):
+        raise DataError(f"Field {name!r} has shape {arr.shape}, expected {tuple(shape)}.")
+    return arr
+
+
+def as_axis(name: str, values) -> np.ndarray:
+    """A grid axis: 1-D, real, at least 2 values, strictly increasing."""
+    arr = as_coordinate(name, values)
+    if arr.size < 2:
+        raise DataError(f"Grid axis {name!r} has {arr.size} value(s); it needs at least 2.")
+    check_finite({name: arr}, {}, what="grid axis")
+    steps = np.diff(arr)
+    bad = np.flatnonzero(steps <= 0)
+    if bad.size:
+        i = int(bad[0])
+        raise DataError(
+            f"Grid axis {name!r} is not strictly increasing: {name}[{i}] = {arr[i]:.6g} and "
+            f"{name}[{i + 1}] = {arr[i + 1]:.6g} ({bad.size} such step(s)). Sort the axis and the "
+            f"data along it together (order = np.argsort({name})), and remove repeated values."
+        )
+    return arr
+
+
+def check_same_length(arrays: Mapping[str, np.ndarray]) -> int:
+    lengths = {n: a.shape[0] for n, a in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        first, n0 = next(iter(lengths.items()))
+        diff = [(n, m) for n, m in lengths.items() if m != n0]
+        name, m = diff[0]
+        raise DataError(
+            f"Arrays have different lengths: {name!r} has {m} values but {first!r} has {n0} "
+            f"(all lengths: {lengths}). Every coordinate and field needs one value per point."
+        )
+    return next(iter(lengths.values()))
+
+
+def check_finite(
+    coords: Mapping[str, np.ndarray], fields: Mapping[str, np.ndarray], what="", axes=None
+) -> None:
+    """No NaN or inf anywhere; report how many and where the first is."""
+    for kind, arrays in (("coordinate", coords), ("field", fields)):
+        for name, arr in arrays.items():
+            bad = ~np.isfinite(arr)
+            if bad.any():
+                count = int(bad.sum())
+                nan = int(np.isnan(arr).sum())
+                flat = np.flatnonzero(bad.ravel())
+                first = int(flat[0])
+                if arr.ndim == 1 and coords and all(c.shape == arr.shape for c in coords.values()):
+                    where = _where(coords, first)
+                else:
+                    index = tuple(int(i) for i in np.unravel_index(first, arr.shape))
+                    where = f"index {index}"
+                    if axes is not None and len(axes) == arr.ndim:
+                        pos = ", ".join(
+                            f"{n}={float(a[i]):.6g}" for (n, a), i in zip(axes.items(), index)
+                        )
+                        where += f" ({pos})"
+                label = what or kind
+                raise DataError(
+                    f"{label.capitalize()} {name!r} has {count} non-finite value(s) "
+                    f"({nan} NaN, {count - nan} inf); the first is at {where}. symweak does not "
+                    "drop or fill them: remove those points (e.g. keep = np.isfinite(u)) or "
+                    "fill them before building the observations."
+                )
+
+
+def check_extent(coords: Mapping[str, np.ndarray]) -> None:
+    for name, arr in coords.items():
+        if arr.size and float(arr.max()) == float(arr.min()):
+            raise DataError(
+                f"Coordinate {name!r} has zero extent: every point has {name} = {arr[0]:.6g}. "
+                f"A PDE in {name} cannot be identified; drop the coordinate or add data that "
+                f"varies in {name}."
+            )
+
+
+def check_distinct_points(coords: Mapping[str, np.ndarray]) -> None:
+    stacked = np.stack(list(coords.values()), axis=1)
+    order = np.lexsort(stacked.T[::-1])
+    s = stacked[order]
+    same = np.all(s[1:] == s[:-1], axis=1)
+    if same.any():
+        k = int(np.flatnonzero(same)[0])
+        i, j = sorted((int(order[k]), int(order[k + 1])))
+        count = int(same.sum())
+        raise DataError(
+            f"Points {i} and {j} have the same coordinates ({_where(coords, i).split('(', 1)[1]} "
+            f"— {count} duplicate(s) in all. Average repeated measurements or drop duplicates "
+            "before building the observations."
+        )
+
+
+def require_points(n_points: int, n_unknowns: int, what: str) -> None:
+    """Fewer points than unknowns cannot determine the model."""
+    if n_points < n_unknowns:
+        raise DataError(
+            f"Only {n_points} observation(s) for {n_unknowns} unknowns ({what}). Provide more "
+            "points, or reduce the model (fewer terms, lower orders)."
+        )

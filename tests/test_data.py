@@ -1,0 +1,236 @@
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import symweak
+from symweak import DataError, Observations
+from symweak.data import Grid, observations_from_arrays, rms
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def grid_obs(nt=11, nx=16, complex_field=False):
+    t = np.linspace(0.0, 1.0, nt)
+    x = np.linspace(-1.0, 1.0, nx, endpoint=False)
+    T, X = np.meshgrid(t, x, indexing="ij")
+    u = np.sin(np.pi * X) * np.exp(-T)
+    if complex_field:
+        u = u + 1j * np.cos(np.pi * X)
+    return Observations.from_grid(u, t=t, x=x), (t, x, u)
+
+
+# ----------------------------------------------------------------- construction
+def test_from_grid_keeps_grid_and_values():
+    obs, (t, x, u) = grid_obs()
+    assert len(obs) == t.size * x.size
+    assert obs.is_full_grid and obs.grid.shape == (11, 16)
+    assert obs.coord_names == ("t", "x") and obs.field_names == ("u",)
+    np.testing.assert_array_equal(obs.to_grid("u"), u)
+    np.testing.assert_array_equal(obs.coords["x"][:16], x)
+    assert obs.bounds == {"t": (0.0, 1.0), "x": (-1.0, x[-1])}
+    assert obs.ratio == 1.0
+
+
+def test_scattered_contract_and_copy():
+    t = np.array([0.0, 0.5, 1.0, 1.0])
+    x = np.array([0.0, 0.1, 0.2, 0.3])
+    u = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
+    obs = Observations(coords={"x": x, "t": t}, fields={"u": u})
+    assert obs.coord_names == ("t", "x")  # time first
+    assert len(obs) == 4 and not obs.is_full_grid
+    assert obs.fields["u"].dtype == np.float64
+    u[0] = 99.0
+    assert obs.fields["u"][0] == 1.0  # a copy: the user's array is not shared
+
+
+def test_sample_and_noise_follow_the_paper():
+    obs, _ = grid_obs(nt=21, nx=40)
+    s = obs.sample(0.1, seed=3)
+    assert len(s) == round(0.1 * 21 * 40)
+    assert s.grid == obs.grid and not s.is_full_grid
+    np.testing.assert_array_equal(s.fields["u"], obs.fields["u"][s.grid_index])
+    again = obs.sample(0.1, seed=3)
+    np.testing.assert_array_equal(again.grid_index, s.grid_index)
+    assert not np.array_equal(obs.sample(0.1, seed=4).grid_index, s.grid_index)
+    noisy = s.add_noise(0.5, seed=1)
+    np.testing.assert_array_equal(noisy.clean["u"], s.fields["u"])
+    # ũ = u + σ rms(u) ε with ε from default_rng(seed).standard_normal
+    eps = np.random.default_rng(1).standard_normal(len(s))
+    np.testing.assert_allclose(noisy.fields["u"], s.fields["u"] + 0.5 * rms(s.fields["u"]) * eps)
+    assert noisy.meta["noise"] == 0.5
+
+
+def test_split_complex():
+    obs, (_, _, u) = grid_obs(complex_field=True)
+    split = obs.split_complex({"u": ("p", "q")})
+    assert split.field_names == ("p", "q")
+    np.testing.assert_array_equal(split.to_grid("p"), u.real)
+    np.testing.assert_array_equal(split.to_grid("q"), u.imag)
+    assert obs.split_complex().field_names == ("ure", "uim")
+
+
+# ----------------------------------------------------------------- validation
+T4 = np.array([0.0, 0.5, 1.0, 1.5])
+X4 = np.array([0.0, 0.1, 0.2, 0.3])
+BAD = [
+    (
+        lambda: Observations({"t": T4, "x": X4}, {"u": np.array([1.0, np.nan, 2.0, np.inf])}),
+        "Field 'u' has 2 non-finite value(s) (1 NaN, 1 inf); the first is at point 1 (t=0.5, x=0.1)",
+    ),
+    (
+        lambda: Observations({"t": T4, "x": X4[:3]}, {"u": np.ones(4)}),
+        "Arrays have different lengths: 'x' has 3 values but 't' has 4",
+    ),
+    (
+        lambda: Observations({"t": T4, "x": np.zeros(4)}, {"u": np.ones(4)}),
+        "Coordinate 'x' has zero extent: every point has x = 0.",
+    ),
+    (
+        lambda: Observations(
+            {"t": np.array([0, 1, 0.0, 2]), "x": np.array([0, 1, 0.0, 3])}, {"u": np.ones(4)}
+        ),
+        "Points 0 and 2 have the same coordinates (t=0, x=0)",
+    ),
+    (
+        lambda: Observations({"time": T4, "x": X4}, {"u": np.ones(4)}),
+        "Coordinate name 'time' is not a single letter",
+    ),
+    (
+        lambda: Observations({"s": T4, "x": X4}, {"u": np.ones(4)}),
+        "No time coordinate: coordinates are ['s', 'x']",
+    ),
+    (
+        lambda: Observations({"t": T4, "x": X4}, {"u_x": np.ones(4)}),
+        "may contain only letters and digits",
+    ),
+    (
+        lambda: Observations({"t": T4, "x": X4}, {}),
+        "No fields given",
+    ),
+    (
+        lambda: Observations({"t": T4, "x": X4}, {"u": np.array(["a", "b", "c", "d"])}),
+        "Field 'u' is not numeric",
+    ),
+    (
+        lambda: Observations.from_grid(np.ones((3, 4)), t=[0, 1, 1], x=[0, 1, 2, 3]),
+        "Grid axis 't' is not strictly increasing: t[1] = 1 and t[2] = 1",
+    ),
+    (
+        lambda: Observations.from_grid(np.ones((4, 3)), t=[0, 1, 2], x=[0, 1, 2, 3]),
+        "Field 'u' has shape (4, 3) but the axes (t, x) give (3, 4). It looks transposed: pass u.T.",
+    ),
+    (
+        lambda: Observations.from_grid(np.full((3, 4), np.nan), t=[0, 1, 2], x=[0, 1, 2, 3]),
+        "Field 'u' has 12 non-finite value(s) (12 NaN, 0 inf); the first is at index (0, 0) (t=0, x=0)",
+    ),
+    (
+        lambda: Observations({"t": T4, "x": X4}, {"u": np.ones(4)}).field("w"),
+        "Unknown field 'w'; the observations have ['u'].",
+    ),
+    (
+        lambda: Observations({"t": T4, "x": X4}, {"u": np.ones(4)}).coord("y"),
+        "Unknown coordinate 'y'; the observations have ['t', 'x'].",
+    ),
+    (lambda: grid_obs()[0].sample(0.0), "Sampling ratio must be in (0, 1], got 0.0."),
+    (lambda: grid_obs()[0].sample(0.5).sample(0.9), "asks for 158 points but only 88 are observed"),
+    (lambda: grid_obs()[0].add_noise(-1), "Noise level must be >= 0, got -1."),
+    (
+        lambda: symweak.load("data.csv"),
+        "Unsupported file type '.csv' for data.csv; supported: .npz, .mat, .h5, .hdf5, .nc",
+    ),
+    (
+        lambda: symweak.data.require_points(5, 20, "20 library terms"),
+        "Only 5 observation(s) for 20 unknowns",
+    ),
+]
+
+
+@pytest.mark.parametrize("make, message", BAD)
+def test_bad_input_is_reported_before_anything_runs(make, message):
+    with pytest.raises(DataError) as info:
+        make()
+    assert message in str(info.value)
+
+
+# ----------------------------------------------------------------- files
+@pytest.mark.parametrize("ext", [".npz", ".mat", ".h5", ".nc"])
+@pytest.mark.parametrize("kind", ["grid", "scattered", "complex"])
+def test_save_load_round_trip(tmp_path, ext, kind):
+    obs, _ = grid_obs(complex_field=(kind == "complex"))
+    if kind == "scattered":
+        obs = obs.sample(0.3, seed=0).add_noise(0.1, seed=0)
+    path = tmp_path / f"data{ext}"
+    obs.save(path)
+    back = symweak.load(path)
+    assert back.coord_names == obs.coord_names and back.field_names == obs.field_names
+    for name in obs.coord_names:
+        np.testing.assert_array_equal(back.coords[name], obs.coords[name])
+    for name in obs.field_names:
+        np.testing.assert_array_equal(back.fields[name], obs.fields[name])
+    assert back.is_full_grid == obs.is_full_grid
+    if kind == "scattered":
+        np.testing.assert_array_equal(back.grid_index, obs.grid_index)
+        np.testing.assert_array_equal(back.clean["u"], obs.clean["u"])
+        assert back.meta["noise"] == 0.1
+
+
+def test_pdefind_layout_decided_by_shape(tmp_path, caplog):
+    import scipy.io
+
+    t = np.linspace(0, 1, 5)
+    x = np.linspace(0, 1, 7)
+    u = np.arange(35.0).reshape(7, 5)  # (x, t) as in PDE-FIND's burgers.mat
+    scipy.io.savemat(tmp_path / "b.mat", {"t": t[:, None], "x": x[None, :], "usol": u + 1e-12j})
+    with caplog.at_level(logging.INFO, logger="symweak.data"):
+        obs = symweak.load(tmp_path / "b.mat")
+    assert obs.meta["layout"] == "u (7, 5) read as (x, t)"
+    assert "read as (x, t)" in caplog.text
+    np.testing.assert_array_equal(obs.to_grid("u"), u.T)
+    assert obs.fields["u"].dtype == np.float64
+    assert any("imaginary part is round-off" in n for n in obs.meta["notes"])
+    kept = symweak.load(tmp_path / "b.mat", keep_complex=True)
+    assert kept.fields["u"].dtype == np.complex128
+
+
+def test_ambiguous_layout_needs_a_hint():
+    t = np.linspace(0, 1, 6)
+    x = np.linspace(0, 1, 6)
+    u = np.arange(36.0).reshape(6, 6)
+    with pytest.raises(DataError, match="ambiguous; pass layout='t,x'"):
+        observations_from_arrays({"t": t, "x": x, "usol": u})
+    obs = observations_from_arrays({"t": t, "x": x, "usol": u}, layout="x,t")
+    np.testing.assert_array_equal(obs.to_grid("u"), u.T)
+
+
+def test_xarray_objects():
+    xr = pytest.importorskip("xarray")
+    t = np.linspace(0, 1, 4)
+    x = np.linspace(0, 2, 5)
+    u = np.random.default_rng(0).standard_normal((5, 4))
+    da = xr.DataArray(u, dims=("x", "t"), coords={"x": x, "t": t}, name="w")
+    obs = symweak.load(da)
+    assert obs.field_names == ("w",) and obs.coord_names == ("t", "x")
+    np.testing.assert_array_equal(obs.to_grid("w"), u.T)
+    ds = xr.Dataset({"u": (("time", "x"), u.T)}, coords={"time": t, "x": x})
+    with pytest.raises(DataError, match="rename the time dimension"):
+        symweak.load(ds)
+    assert symweak.load(ds, rename={"time": "t"}).field_names == ("u",)
+
+
+def test_grid_helpers():
+    g = Grid({"t": np.array([0.0, 1.0, 2.0]), "x": np.array([0.0, 0.5, 2.0])})
+    assert g.shape == (3, 3) and g.size == 9
+    assert g.is_uniform("t") and not g.is_uniform("x")
+    assert g.spacing("t") == 1.0
+
+
+@pytest.mark.skipif(not (SHARED / "burgers.mat").exists(), reason="../shared/data not present")
+def test_classic_files_load():
+    obs = symweak.load(SHARED / "burgers.mat")
+    assert obs.grid.shape == (101, 256) and obs.meta["layout"] == "u (256, 101) read as (x, t)"
+    nls = symweak.load(SHARED / "nls.mat")
+    assert nls.grid.shape == (501, 512) and nls.is_complex
+    ks = symweak.load(SHARED / "kuramoto_sivishinky.mat")
+    assert ks.grid.shape == (251, 1024)
