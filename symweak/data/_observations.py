@@ -207,7 +207,8 @@ class Observations:
                 if arr.ndim == 2 and arr.shape == shape[::-1]:
                     hint = f" It looks transposed: pass {fname}.T."
                 raise DataError(
-                    f"Field {fname!r} has shape {arr.shape} but the axes {order} give {shape}.{hint}"
+                    f"Field {fname!r} has shape {arr.shape} but the axes {order} give "
+                    f"{shape}.{hint}"
                 )
             flat[fname] = as_field(fname, arr).ravel()
         check_finite({}, {k: v.reshape(shape) for k, v in flat.items()}, axes=grid.axes)

@@ -27,7 +27,7 @@ def sample(obs, ratio: float, seed: int = 0):
     if not 0.0 < ratio <= 1.0:
         raise DataError(f"Sampling ratio must be in (0, 1], got {ratio}. Use 0.1 for 10 %.")
     total = obs.grid.size if obs.grid is not None else len(obs)
-    n = int(round(ratio * total))
+    n = round(ratio * total)
     if n < 1:
         raise DataError(f"Ratio {ratio} of {total} points keeps no point; use a larger ratio.")
     if n > len(obs):
