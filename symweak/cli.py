@@ -56,6 +56,27 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from . import bench
+
+    if args.name == "data":
+        if not args.rest:
+            raise SymweakError("Name a system, e.g. `symweak bench data burgers`.")
+        system = bench.get_system(args.rest[0])
+        obs = bench.generate(system.name, split=not args.complex)
+        if args.ratio < 1.0:
+            obs = obs.sample(args.ratio, seed=args.seed)
+        if args.noise > 0.0:
+            obs = obs.add_noise(args.noise, seed=args.seed)
+        out = args.out or f"{system.name}.npz"
+        obs.save(out)
+        print(f"{system.title}: {obs.describe()}")
+        print(f"true equation(s): {system.true_equations().short()}")
+        print(f"wrote {out}")
+        return 0
+    raise SymweakError(f"Unknown bench command {args.name!r}; use `symweak bench data NAME`.")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="symweak",
@@ -70,6 +91,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", help="the text to parse (or a file name with --file)")
     p.add_argument("--file", action="store_true", help="read the text from the file TEXT")
     p.set_defaults(func=_cmd_parse)
+
+    p = sub.add_parser(
+        "bench",
+        help="benchmark systems: `bench data NAME --out FILE` writes a dataset",
+        description="Write a benchmark dataset (`symweak bench data burgers --out b.npz`).",
+    )
+    p.add_argument("name", help="`data` (then the system name)")
+    p.add_argument("rest", nargs="*", help="the system name after `data`")
+    p.add_argument("--out", help="output file (.npz, .mat, .h5, .nc); default NAME.npz")
+    p.add_argument("--ratio", type=float, default=1.0, help="sampling ratio r (default 1)")
+    p.add_argument("--noise", type=float, default=0.0, help="noise level sigma_NR (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed for sampling and noise")
+    p.add_argument("--complex", action="store_true", help="keep complex fields (NLS) unsplit")
+    p.set_defaults(func=_cmd_bench)
     return parser
 
 

@@ -41,3 +41,20 @@ def test_errors_are_one_clear_message_and_exit_2(capsys):
 def test_missing_file_is_an_error_not_a_traceback(tmp_path, capsys):
     assert main(["parse", "constraints", str(tmp_path / "nope.txt"), "--file"]) == 2
     assert "No such file" in capsys.readouterr().err
+
+
+def test_bench_data_writes_a_dataset(tmp_path, monkeypatch, capsys):
+    import symweak
+
+    monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "b.h5"
+    assert (
+        main(["bench", "data", "burgers", "--out", str(out), "--ratio", "0.1", "--noise", "0.2"])
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "true equation(s): u_t = -0.5*d_x(u^2) + 0.1*u_xx" in text
+    obs = symweak.load(out)
+    assert len(obs) == round(0.1 * 101 * 256) and obs.meta["noise"] == 0.2
+    assert main(["bench", "data", "heat"]) == 2
+    assert "Unknown benchmark system 'heat'" in capsys.readouterr().err

@@ -1,0 +1,139 @@
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import symweak
+from symweak import Equation, System, Term, parse_equation
+from symweak.bench import SYSTEMS, generate, get_system
+from symweak.bench._strong import fd_weights, grid_derivative, strong_form_fit
+from symweak.bench.metrics import reconstruction_mse, score, score_system
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+# Small versions keep the default suite fast; the full-size runs are `symweak bench data`.
+SMALL = {
+    "burgers": {},
+    "kdv": {},
+    "ks": {},
+    "chafee_infante": {},
+    "nls": {},
+    "wave": {},
+    "sine_gordon": {"nx": 101, "ny": 33, "nt": 40},
+    "navier_stokes": {"nx": 96, "ny": 48, "nt": 41, "T": 8.0},
+}
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+@pytest.mark.parametrize("name", list(SYSTEMS))
+def test_generator_obeys_its_equation_within_1_percent(name):
+    system = SYSTEMS[name]
+    obs = generate(name, **SMALL[name])
+    assert obs.is_full_grid and obs.coord_names == system.coords
+    assert set(system.fields) <= set(obs.field_names)
+    periodic = {c: c in system.periodic for c in system.coords}
+    for eq in system.true_equations():
+        fit = strong_form_fit(obs, eq, periodic)
+        for term, coef in eq.coefficients.items():
+            assert fit[term] == pytest.approx(coef, rel=0.01), (name, term.short(), fit[term])
+
+
+def test_generation_is_cached_and_deterministic(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path))
+    a = generate("burgers", nt=11)
+    files = list(tmp_path.glob("burgers-*.npz"))
+    assert len(files) == 1
+    b = generate("burgers", nt=11)
+    np.testing.assert_array_equal(a.fields["u"], b.fields["u"])
+    c = generate("burgers", nt=11, cache=False)
+    np.testing.assert_array_equal(a.fields["u"], c.fields["u"])
+
+
+def test_system_metadata():
+    assert get_system("NS").name == "navier_stokes" and get_system("ci").name == "chafee_infante"
+    with pytest.raises(symweak.DataError, match="Unknown benchmark system 'heat'"):
+        get_system("heat")
+    assert SYSTEMS["burgers"].true_equation() == parse_equation("u_t = -u*u_x + 0.1*u_xx")
+    nls = SYSTEMS["nls"].true_equations()
+    assert isinstance(nls, System) and len(nls) == 2
+    assert SYSTEMS["wave"].true_equation().lhs == Term(SYSTEMS["wave"].true_equation().lhs.F, "tt")
+
+
+@pytest.mark.skipif(not (SHARED / "burgers.mat").exists(), reason="../shared/data not present")
+@pytest.mark.parametrize(
+    "name, file, tol", [("burgers", "burgers.mat", 1e-6), ("kdv", "kdv.mat", 2e-4)]
+)
+def test_matches_classic_dataset(name, file, tol):
+    ours = generate(name)
+    ref = symweak.load(SHARED / file)
+    np.testing.assert_allclose(ours.coords["x"], ref.coords["x"], atol=1e-12)
+    assert np.abs(ours.to_grid("u") - ref.to_grid("u")).max() < tol
+
+
+@pytest.mark.skipif(not (SHARED / "nls.mat").exists(), reason="../shared/data not present")
+def test_nls_matches_classic_dataset_every_second_point():
+    ours = generate("nls", split=False)
+    ref = symweak.load(SHARED / "nls.mat")
+    assert np.abs(ours.to_grid("psi") - ref.to_grid("u")[::2, ::2]).max() < 1e-3
+
+
+# ----------------------------------------------------------------- numerics
+def test_fd_weights_reproduce_classic_stencils():
+    np.testing.assert_allclose(fd_weights(1, [-1, 0, 1]), [-0.5, 0.0, 0.5])
+    np.testing.assert_allclose(fd_weights(2, [-1, 0, 1]), [1.0, -2.0, 1.0])
+    np.testing.assert_allclose(
+        fd_weights(2, [-2, -1, 0, 1, 2]), np.array([-1, 16, -30, 16, -1]) / 12
+    )
+
+
+def test_grid_derivative_spectral_and_fd():
+    x = np.linspace(0, 2 * np.pi, 64, endpoint=False)
+    f = np.sin(3 * x)
+    np.testing.assert_allclose(grid_derivative(f, 0, 2, x[1] - x[0], True), -9 * f, atol=1e-10)
+    xs = np.linspace(0, 1, 201)
+    g = grid_derivative(np.exp(xs), 0, 3, xs[1] - xs[0], False)
+    inner = np.isfinite(g)
+    assert inner.sum() == 201 - 2 * 4
+    np.testing.assert_allclose(g[inner], np.exp(xs)[inner], rtol=1e-7)
+
+
+# ----------------------------------------------------------------- metrics
+TRUE = parse_equation("u_t = -0.5*d_x(u^2) + 0.1*u_xx")
+
+
+def test_metrics_perfect_and_equivalent_forms():
+    s = score(parse_equation("u_t = -u*u_x + 0.1*u_xx"), TRUE)
+    assert (s.tpr, s.e_inf, s.e_2) == (1.0, 0.0, 0.0)
+
+
+def test_metrics_coefficient_errors():
+    s = score(parse_equation("u_t = -0.4722*d_x(u^2) + 0.1059*u_xx"), TRUE)
+    assert s.tpr == 1.0
+    assert s.e_inf == pytest.approx(0.059, rel=1e-9)  # |0.1059-0.1|/0.1, as the paper's table
+    assert s.e_2 == pytest.approx(np.hypot(0.0278, 0.0059) / np.hypot(0.5, 0.1), rel=1e-9)
+
+
+def test_metrics_missing_extra_and_sign_error():
+    missing = score(parse_equation("u_t = -0.5*d_x(u^2)"), TRUE)
+    assert missing.tpr == 0.5 and missing.e_inf == 1.0 and missing.false_negatives == ("u_xx",)
+    extra = score(parse_equation("u_t = -0.5*d_x(u^2) + 0.1*u_xx + 0.2*u^3"), TRUE)
+    assert extra.tpr == pytest.approx(2 / 3) and extra.false_positives == ("u^3",)
+    assert extra.e_inf == 0.0 and extra.e_2 == pytest.approx(0.2 / np.hypot(0.5, 0.1))
+    sign = score(parse_equation("u_t = 0.5*d_x(u^2) + 0.1*u_xx"), TRUE)
+    assert sign.tpr == 1.0 and sign.e_inf == pytest.approx(2.0)
+
+
+def test_score_system_matches_by_lhs_and_mse():
+    truth = SYSTEMS["nls"].true_equations()
+    found = System([truth[1], truth[0]])
+    assert [s.tpr for s in score_system(found, truth)] == [1.0, 1.0]
+    half = score_system(System([truth[0]]), truth)
+    assert half[1].tpr == 0.0
+    mse = reconstruction_mse({"u": np.array([1.0, 2.0])}, {"u": np.array([1.0, 4.0])})
+    assert mse == {"u": 2.0}
+    with pytest.raises(ValueError, match="Left-hand sides differ"):
+        score(Equation(Term(truth[1].lhs.F, "t"), {}), TRUE)
