@@ -58,3 +58,25 @@ def test_bench_data_writes_a_dataset(tmp_path, monkeypatch, capsys):
     assert len(obs) == round(0.1 * 101 * 256) and obs.meta["noise"] == 0.2
     assert main(["bench", "data", "heat"]) == 2
     assert "Unknown benchmark system 'heat'" in capsys.readouterr().err
+
+
+def test_demo_discovers_burgers(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path))
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "true:       u_t = -0.5*d_x(u^2) + 0.1*u_xx" in out
+    assert "TPR = 1.00" in out
+
+
+def test_discover_command_saves_a_run(tmp_path, monkeypatch, capsys):
+    import symweak
+
+    monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path / "cache"))
+    data = tmp_path / "ks.npz"
+    assert main(["bench", "data", "ks", "--out", str(data), "--noise", "0.1"]) == 0
+    run = tmp_path / "run.json"
+    assert main(["discover", str(data), "--lhs", "u_t", "--out", str(run)]) == 0
+    first = capsys.readouterr().out.splitlines()[-2]
+    loaded = symweak.Discovery.load(run)
+    assert loaded.short() == first
+    assert {t.short() for t in loaded.ir.terms} == {"d_x(u^2)", "u_xx", "u_xxxx"}

@@ -78,7 +78,8 @@ CONSTRAINT_ERRORS: dict[str, list[str]] = {
     ],
     (
         "Unknown statement. Statements are `lhs:`, `fields:`, `coords:`, `ops:`, `order:`, "
-        "`forbid:`, `keep:`, `rule NAME: ...`, or a built-in rule such as `galilean(u, v)`."
+        "`forbid:`, `keep:`, `add:`, `rule NAME: ...`, or a built-in rule such as "
+        "`galilean(u, v)`."
     ): ["foo: u", "lhs: u_t\nbar: x", "fields: u\n2"],
     "Each `order:` item is `coordinate <= integer`, e.g. `order: x <= 4`.": [
         "order: x = 4",
@@ -241,6 +242,7 @@ class Constraints:
     max_order: dict[str, int] = field(default_factory=dict)
     forbid: tuple[Term, ...] = ()
     keep: tuple[Term, ...] = ()
+    add: tuple[Term, ...] = ()
     rules: tuple[RuleSpec, ...] = ()
     text: str = ""
 
@@ -624,6 +626,7 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
     lhs: list[Term] = []
     forbid: list[Term] = []
     keep: list[Term] = []
+    add: list[Term] = []
     ops = None
     max_order: dict[str, int] = {}
     rules: list[RuleSpec] = []
@@ -655,6 +658,8 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
             forbid.extend(terms_of(stmt))
         elif kind == "keep_stmt":
             keep.extend(terms_of(stmt))
+        elif kind == "add_stmt":
+            add.extend(terms_of(stmt))
         elif kind == "ops_stmt":
             if ops is not None:
                 raise GrammarError("`ops:` is given twice.", text, *_position(stmt))
@@ -728,6 +733,7 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
         max_order=max_order,
         forbid=tuple(forbid),
         keep=tuple(keep),
+        add=tuple(add),
         rules=tuple(rules),
         text=text,
     )

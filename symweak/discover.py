@@ -1,0 +1,330 @@
+"""``symweak.discover`` and its result, :class:`Discovery`."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import platform
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ._errors import DataError, SymweakError
+from ._version import __version__
+from .data import Observations, load
+from .grammar import Constraints, OperatorSet, parse_constraints, parse_operators, parse_terms
+from .ir import Equation, System, Term
+
+__all__ = ["Discovery", "discover"]
+
+log = logging.getLogger("symweak")
+
+#: The paper's operator set (appendix, table of hyperparameters).
+PAPER_OPS = "id,^2,^3,sin,*"
+
+
+class Discovery:
+    """The result of :func:`discover`.
+
+    Attributes
+    ----------
+    system: the discovered equations as IR (:class:`~symweak.ir.System`).
+    settings: every option the run used (including defaults), JSON-serialisable.
+    seed: the seed.
+    history: per-phase records (losses, chosen thresholds, timings).
+    """
+
+    def __init__(
+        self,
+        system: System,
+        *,
+        settings: Mapping[str, Any] | None = None,
+        seed: int = 0,
+        history: Mapping[str, Any] | None = None,
+        method: str = "grid",
+        surrogate=None,
+        coords: tuple[str, ...] = (),
+        fields: tuple[str, ...] = (),
+    ) -> None:
+        self.system = system if isinstance(system, System) else System(system)
+        self.settings = dict(settings or {})
+        self.seed = int(seed)
+        self.history = dict(history or {})
+        self.method = method
+        self.surrogate = surrogate
+        self.coords = tuple(coords)
+        self.fields = tuple(fields)
+
+    # ------------------------------------------------------------------ the contract
+    @property
+    def ir(self) -> Equation | System:
+        """The IR: an :class:`~symweak.ir.Equation`, or a :class:`~symweak.ir.System`."""
+        return self.system[0] if len(self.system) == 1 else self.system
+
+    @property
+    def equation(self) -> sympy.Eq | list[sympy.Eq]:
+        """``sympy.Eq(Derivative(u(t, x), t), rhs)``; a list of them for a system."""
+        eqs = self.system.to_sympy()
+        return eqs[0] if len(eqs) == 1 else eqs
+
+    @property
+    def coefficients(self) -> dict:
+        """``{term: float}`` with each term a SymPy expression such as ``Derivative(u**2, x)``.
+
+        For a system: ``{lhs: {term: float}}`` keyed by each left-hand side expression.
+        """
+        per_eq = {
+            e.lhs.to_sympy(): {t.to_sympy(): float(c) for t, c in e.coefficients.items()}
+            for e in self.system
+        }
+        return next(iter(per_eq.values())) if len(per_eq) == 1 else per_eq
+
+    def latex(self, digits: int | None = 4) -> str:
+        """LaTeX of the equation (``cases`` for a system); coefficients to ``digits`` digits."""
+        if len(self.system) == 1:
+            return self.system[0].latex(digits)
+        return self.system.latex(digits)
+
+    def short(self) -> str:
+        return self.system.short()
+
+    def __str__(self) -> str:
+        return self.short()
+
+    def __repr__(self) -> str:
+        return f"<Discovery {self.method}: {' ; '.join(e.short() for e in self.system)}>"
+
+    def predict(self, **coords):
+        """Field values at the given coordinates, from the surrogate (``predict(t=..., x=...)``)."""
+        if self.surrogate is None:
+            raise SymweakError(
+                "This result has no surrogate: it came from the full-grid fast path, which "
+                "uses the data directly. Run discover(..., method='network') to train one."
+            )
+        return self.surrogate.predict(coords)
+
+    # ------------------------------------------------------------------ persistence
+    def to_dict(self) -> dict:
+        return {
+            "format": "symweak.discovery",
+            "format_version": 1,
+            "symweak_version": __version__,
+            "python": platform.python_version(),
+            "method": self.method,
+            "coords": list(self.coords),
+            "fields": list(self.fields),
+            "equations": [
+                {
+                    "lhs": e.lhs.short(),
+                    "text": e.short(),
+                    "terms": [[t.short(), c] for t, c in e.coefficients.items()],
+                }
+                for e in self.system
+            ],
+            "settings": _jsonable(self.settings),
+            "seed": self.seed,
+            "history": _jsonable(self.history),
+        }
+
+    def save(self, path) -> None:
+        """Write the result as JSON (equations with exact float64 coefficients, settings, seed,
+        versions, history)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict(), indent=2), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path) -> Discovery:
+        """Read a result written by :meth:`save`; the equations come back identical."""
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise SymweakError(f"No such file: {path}.") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise SymweakError(f"{path} is not a symweak result (not valid JSON: {exc}).") from None
+        if not isinstance(data, dict) or data.get("format") != "symweak.discovery":
+            raise SymweakError(f"{path} is not a symweak result (missing format marker).")
+        if int(data.get("format_version", 0)) > 1:
+            raise SymweakError(
+                f"{path} was written by a newer symweak (format {data['format_version']}); "
+                "upgrade symweak to read it."
+            )
+        try:
+            coords = ",".join(data["coords"]) or None
+            fields = data["fields"] or None
+            equations = []
+            for item in data["equations"]:
+                lhs = parse_terms(item["lhs"], coords=coords, fields=fields)[0]
+                rhs = [
+                    (parse_terms(t, coords=coords, fields=fields)[0], float(c))
+                    for t, c in item["terms"]
+                ]
+                equations.append(Equation(lhs, rhs))
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise SymweakError(f"{path} is damaged: {exc}.") from None
+        return cls(
+            System(equations),
+            settings=data.get("settings"),
+            seed=data.get("seed", 0),
+            history=data.get("history"),
+            method=data.get("method", "grid"),
+            coords=tuple(data["coords"]),
+            fields=tuple(data["fields"]),
+        )
+
+
+def _jsonable(obj):
+    if isinstance(obj, Mapping):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return obj
+    return str(obj)
+
+
+# ---------------------------------------------------------------------------- discover
+def _observations(data) -> Observations:
+    if isinstance(data, Observations):
+        return data
+    if isinstance(data, (str, Path)) or type(data).__module__.startswith("xarray"):
+        return load(data)
+    raise DataError(
+        "discover() takes Observations, a file path or an xarray object, got "
+        f"{type(data).__name__}. "
+        "Build observations with symweak.Observations(...) or Observations.from_grid(...)."
+    )
+
+
+def _lhs_terms(lhs, obs: Observations, constraints: Constraints | None) -> list[Term]:
+    coords = ",".join(obs.coord_names)
+    fields = list(obs.field_names)
+    if lhs is None:
+        if constraints is not None and constraints.lhs:
+            return list(constraints.lhs)
+        return parse_terms(f"{fields[0]}_t", coords=coords, fields=fields)
+    if isinstance(lhs, Term):
+        return [lhs]
+    if isinstance(lhs, (list, tuple)):
+        out = []
+        for item in lhs:
+            out.extend(_lhs_terms(item, obs, None))
+        return out
+    terms = parse_terms(str(lhs), coords=coords, fields=fields)
+    for term in terms:
+        if not term.alpha or len(term.fields) != 1 or term.fields[0] != term.F:
+            raise SymweakError(
+                f"lhs `{term.short()}` must be a derivative of one field, such as u_t or u_tt."
+            )
+    return terms
+
+
+def discover(
+    data,
+    ops: str | OperatorSet | None = PAPER_OPS,
+    lhs: str | Term | None = None,
+    seed: int = 0,
+    *,
+    constraints: str | Constraints | None = None,
+    method: str = "auto",
+    degree: int = 3,
+    max_order: Mapping[str, int] | int | None = None,
+    n_tests: int = 1000,
+    test_function: str = "poly",
+    eta: tuple[float, float] = (0.2, 0.4),
+    scale: str = "paper",
+    criterion: str = "wsindy",
+    threshold: float | None = None,
+    complexity: str = "terms",
+    debias: bool = True,
+    progress: bool = True,
+) -> Discovery:
+    """Discover the PDE governing ``data``.
+
+    Parameters
+    ----------
+    data: :class:`~symweak.Observations`, a file path (``.npz .mat .h5 .nc``) or an xarray object.
+    ops: operator set, e.g. ``"+,-,*,sin"`` (default: the paper's ``"id,^2,^3,sin,*"``).
+    lhs: left-hand side(s), e.g. ``"u_t"``, ``"u_tt"``, ``"u_t, v_t"`` (default: first field's u_t).
+    seed: every random choice (test functions, sampling, initialisation) follows it.
+    constraints: constraint text (see docs/grammar.md) or a parsed :class:`Constraints`.
+    method: ``"auto"`` (the fast path when the data fill a grid), ``"grid"``, or ``"network"``.
+    degree, max_order: library for the fast path — monomials of the fields up to ``degree``
+        times spatial derivatives up to ``max_order`` (per coordinate; default 4).
+    n_tests, test_function, eta, scale: the test functions (K, ``"exp"``/``"poly:P"``, the
+        paper's (η_min, η_max), and ``"paper"`` / ``"axis"`` / ``"auto"`` radii).
+    criterion, threshold: sparsity selection on the thresholding path (``"wsindy"``,
+        ``"elbow"`` or ``"bic"``), or a fixed threshold; ``complexity`` weights the
+        sparsity penalty per term (``"terms"``, ``"degree"``, ``"degree+order"``).
+    debias: estimate the noise level from the data and remove the bias noise puts into
+        nonlinear terms (E[ũ²] = u² + σ², ...) with Hermite polynomials (fast path).
+    """
+    obs = _observations(data)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise SymweakError(f"seed must be an integer, got {seed!r}.")
+    opset = parse_operators(ops) if ops is not None and not isinstance(ops, OperatorSet) else ops
+    cons = constraints
+    if isinstance(constraints, str):
+        cons = parse_constraints(
+            constraints, coords=",".join(obs.coord_names), fields=list(obs.field_names)
+        )
+    if cons is not None and cons.ops is not None:
+        opset = cons.ops
+    lhs_terms = _lhs_terms(lhs, obs, cons)
+    if isinstance(max_order, int):
+        max_order = {n: max_order for n in obs.space_names}
+    if method not in ("auto", "grid", "network"):
+        raise SymweakError(f"method must be 'auto', 'grid' or 'network', got {method!r}.")
+    if method == "auto":
+        method = "grid" if obs.is_full_grid else "network"
+    if method == "network":
+        raise SymweakError(
+            "Scattered or partial-grid data need the surrogate network (method='network'), which "
+            "is not available in this version of symweak. Data that fill a grid use the fast "
+            "path (method='grid')."
+        )
+    from ._fastpath import GridSettings, fit_grid
+
+    settings = GridSettings(
+        degree=degree,
+        max_order=dict(max_order) if max_order else None,
+        n_tests=n_tests,
+        test_function=test_function,
+        eta=tuple(eta),
+        scale=scale,
+        criterion=criterion,
+        threshold=threshold,
+        complexity=complexity,
+        debias=debias,
+    )
+    if progress:
+        log.info("symweak: full-grid fast path on %s", obs.describe().splitlines()[0])
+    equations, summary = fit_grid(obs, lhs_terms, opset, settings, int(seed), cons)
+    record = {
+        "method": "grid",
+        "ops": opset.spec() if opset is not None else None,
+        "lhs": [t.short() for t in lhs_terms],
+        "constraints": cons.text if cons is not None else None,
+        **settings.__dict__,
+        "eta": list(settings.eta),
+    }
+    return Discovery(
+        System(equations),
+        settings=record,
+        seed=int(seed),
+        history={"grid": summary},
+        method="grid",
+        coords=obs.coord_names,
+        fields=obs.field_names,
+    )

@@ -1,0 +1,102 @@
+"""Candidate libraries: lists of terms D^α F(U) built from fields, operators and orders."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+
+import sympy
+
+from .._errors import IRError
+from ._symbols import coord_sort_key
+from ._term import Term
+
+__all__ = ["function_library", "multi_indices", "polynomial_library", "split_monomials"]
+
+
+def multi_indices(
+    coords: Sequence[sympy.Symbol], max_order: Mapping[str, int], max_total: int | None = None
+) -> list[tuple[tuple[sympy.Symbol, int], ...]]:
+    """All multi-indices over ``coords`` with per-coordinate and total bounds (α = 0 first)."""
+    ranges = [range(int(max_order.get(str(c), 0)) + 1) for c in coords]
+    out = []
+    for orders in itertools.product(*ranges):
+        if max_total is not None and sum(orders) > max_total:
+            continue
+        out.append(tuple((c, n) for c, n in zip(coords, orders) if n))
+    out.sort(key=lambda a: (sum(n for _, n in a), [(coord_sort_key(c), -n) for c, n in a]))
+    return out
+
+
+def _monomials(fields: Sequence[sympy.Expr], degree: int) -> list[sympy.Expr]:
+    out = []
+    for d in range(1, degree + 1):
+        for combo in itertools.combinations_with_replacement(fields, d):
+            out.append(sympy.Mul(*combo))
+    return out
+
+
+def function_library(
+    fields: Sequence[sympy.Expr],
+    degree: int = 3,
+    unary: Iterable = (),
+    include_constant: bool = False,
+) -> list[sympy.Expr]:
+    """Functions F(U): monomials of the fields up to ``degree`` and unary operators of each
+    field (``sin(u)``, ...). Identity and powers are already monomials."""
+    if degree < 1:
+        raise IRError(f"Polynomial degree must be >= 1, got {degree}.")
+    funcs = _monomials(list(fields), degree)
+    for op in unary:
+        if op.name == "id" or op.name.startswith("pow"):
+            continue
+        for f in fields:
+            funcs.append(op.sympy_fn(f))
+    if include_constant:
+        funcs.insert(0, sympy.Integer(1))
+    seen, out = set(), []
+    for F in funcs:
+        if F not in seen:
+            seen.add(F)
+            out.append(F)
+    return out
+
+
+def polynomial_library(
+    fields: Sequence[sympy.Expr],
+    coords: Sequence[sympy.Symbol],
+    degree: int = 3,
+    max_order: Mapping[str, int] | None = None,
+    max_total: int | None = None,
+    unary: Iterable = (),
+    include_constant: bool = False,
+    linear_orders_only: Mapping[str, int] | None = None,
+) -> list[Term]:
+    """Terms D^α F for F in :func:`function_library` and α in :func:`multi_indices`.
+
+    A constant F only appears undifferentiated. The result is ordered like canonical
+    equations (lowest derivative order first) and free of duplicates.
+    """
+    max_order = dict(max_order or {})
+    funcs = function_library(fields, degree, unary, include_constant)
+    terms: list[Term] = []
+    seen = set()
+    for alpha in multi_indices(coords, max_order, max_total):
+        for F in funcs:
+            if alpha and F.is_number:
+                continue
+            term = Term(F, alpha)
+            if term not in seen:
+                seen.add(term)
+                terms.append(term)
+    return terms
+
+
+def split_monomials(expr: sympy.Expr) -> list[sympy.Expr]:
+    """The coefficient-free monomials of an expanded expression (``2u²+3uv -> [u², uv]``)."""
+    out = []
+    for part in sympy.Add.make_args(sympy.expand(expr)):
+        _, mono = part.as_coeff_Mul()
+        if not mono.is_number and mono not in out:
+            out.append(mono)
+    return out

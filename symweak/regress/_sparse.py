@@ -1,0 +1,162 @@
+"""Least squares with column scaling, sequential thresholding, and a threshold chosen without
+the truth (WSINDy's MSTLS loss, or an information criterion).
+
+All in NumPy float64. Coefficients are reported on the original (unscaled) columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._errors import SymweakError
+
+__all__ = ["Fit", "lstsq", "mstls", "stlsq"]
+
+
+@dataclass
+class Fit:
+    """A regression result: coefficients on the original columns and how they were chosen."""
+
+    coef: np.ndarray
+    residual: float  # ‖Gξ - b‖ / ‖b‖
+    threshold: float | None = None
+    method: str = "lstsq"
+    path: list[dict] = field(default_factory=list)
+
+    @property
+    def support(self) -> np.ndarray:
+        return np.flatnonzero(self.coef != 0.0)
+
+
+def _check(G: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    G = np.asarray(G, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64).reshape(-1)
+    if G.ndim != 2 or G.shape[0] != b.size:
+        raise SymweakError(f"G has shape {G.shape} but b has {b.size} rows.")
+    if not (np.all(np.isfinite(G)) and np.all(np.isfinite(b))):
+        raise SymweakError("The weak-form system contains NaN or inf; check the data and library.")
+    if G.shape[0] < G.shape[1]:
+        raise SymweakError(
+            f"{G.shape[0]} test functions for {G.shape[1]} candidate terms: the system is "
+            "underdetermined. Use more test functions (n_tests) or fewer terms."
+        )
+    return G, b
+
+
+def _scales(G: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(G, axis=0)
+    return np.where(norms > 0, norms, 1.0)
+
+
+def _solve(G: np.ndarray, b: np.ndarray, cols: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    coef = np.zeros(G.shape[1])
+    if cols.size:
+        A = G[:, cols] / scales[cols]
+        z, *_ = np.linalg.lstsq(A, b, rcond=None)
+        coef[cols] = z / scales[cols]
+    return coef
+
+
+def _residual(G, b, coef) -> float:
+    nb = np.linalg.norm(b)
+    return float(np.linalg.norm(G @ coef - b) / (nb if nb > 0 else 1.0))
+
+
+def lstsq(G, b) -> Fit:
+    """Least squares with unit-norm column scaling (for conditioning)."""
+    G, b = _check(G, b)
+    coef = _solve(G, b, np.arange(G.shape[1]), _scales(G))
+    return Fit(coef, _residual(G, b, coef))
+
+
+def stlsq(G, b, threshold: float, max_iter: int = 25, keep=()) -> Fit:
+    """Sequentially thresholded least squares on scale-free coefficients.
+
+    A term is dropped when its contribution is small: ``|ξ_j|·‖G_j‖/‖b‖ < threshold`` or
+    (WSINDy's upper bound) ``> 1/threshold``. Columns in ``keep`` are never dropped.
+    """
+    G, b = _check(G, b)
+    scales = _scales(G)
+    nb = np.linalg.norm(b) or 1.0
+    keep = np.asarray(sorted(set(int(k) for k in keep)), dtype=int)
+    active = np.arange(G.shape[1])
+    coef = _solve(G, b, active, scales)
+    for _ in range(max_iter):
+        rel = np.abs(coef) * scales / nb
+        ok = (rel >= threshold) & (rel <= 1.0 / threshold if threshold > 0 else True)
+        if keep.size:
+            ok[keep] = True
+        new = np.flatnonzero(ok & (coef != 0.0) | np.isin(np.arange(G.shape[1]), keep))
+        if np.array_equal(new, active):
+            break
+        active = new
+        coef = _solve(G, b, active, scales)
+    return Fit(coef, _residual(G, b, coef), threshold, "stlsq")
+
+
+def mstls(G, b, thresholds=None, keep=(), criterion: str = "wsindy", complexity=None) -> Fit:
+    """Choose the threshold without the truth, over a log-spaced path.
+
+    ``criterion="wsindy"``: minimise ‖G(ξ_λ - ξ_LS)‖/‖Gξ_LS‖ + ‖ξ_λ‖₀/S (Messenger & Bortz).
+    ``criterion="elbow"``: the model after the largest drop of log(‖Gξ - b‖/‖b‖) along the
+    path of distinct supports ordered by size (starting from the empty model).
+    ``criterion="bic"``: minimise K·log(RSS/K) + log(K)·‖ξ_λ‖₀.
+
+    ``complexity`` (one positive weight per column, default 1) replaces the term count
+    ‖ξ‖₀ by the summed weights of the active terms, so that among models that fit equally
+    well the simpler terms win (e.g. weight = polynomial degree of F).
+    """
+    G, b = _check(G, b)
+    if thresholds is None:
+        thresholds = np.logspace(-4, 0, 60)
+    thresholds = np.asarray(thresholds, dtype=float)
+    full = _solve(G, b, np.arange(G.shape[1]), _scales(G))
+    ref = np.linalg.norm(G @ full) or 1.0
+    K, S = G.shape
+    weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
+    if weights.shape != (S,) or np.any(weights <= 0):
+        raise SymweakError("complexity needs one positive weight per candidate term.")
+    if criterion not in ("wsindy", "elbow", "bic"):
+        raise SymweakError(f"criterion must be 'wsindy', 'elbow' or 'bic', got {criterion!r}.")
+    best: Fit | None = None
+    best_loss = np.inf
+    path = []
+    seen = {}
+    fits = {}
+    nb = np.linalg.norm(b) or 1.0
+    for lam in thresholds:
+        fit = stlsq(G, b, float(lam), keep=keep)
+        key = tuple(fit.support)
+        nnz = len(key)
+        fits.setdefault(key, fit)
+        if criterion == "elbow":
+            loss = float(np.linalg.norm(G @ fit.coef - b) / nb)
+        elif criterion == "wsindy":
+            loss = np.linalg.norm(G @ (fit.coef - full)) / ref + weights[list(key)].sum() / S
+        elif criterion == "bic":
+            rss = max(float(np.sum((G @ fit.coef - b) ** 2)), 1e-300)
+            loss = K * np.log(rss / K) + np.log(K) * weights[list(key)].sum()
+        path.append(
+            {"threshold": float(lam), "loss": float(loss), "n_terms": nnz, "support": list(key)}
+        )
+        if key in seen:
+            continue
+        seen[key] = loss
+        if criterion != "elbow" and nnz and loss < best_loss - 1e-12:
+            best, best_loss = fit, loss
+    if criterion == "elbow":
+        sizes = sorted((k for k in seen if k), key=len)
+        previous, best_drop = 0.0, -np.inf
+        for k in sizes:
+            log_res = np.log(max(seen[k], 1e-300))
+            drop = previous - log_res
+            if drop > best_drop:
+                best, best_drop = fits[k], drop
+            previous = log_res
+    if best is None:
+        best = stlsq(G, b, float(thresholds[0]), keep=keep)
+    best.method = f"mstls[{criterion}]"
+    best.path = path
+    return best

@@ -1,0 +1,189 @@
+"""Where test functions sit: centres and radii (paper section 4.2), a lattice, or a scale
+chosen from the data's spectrum (as WSINDy does, per axis)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._errors import SymweakError
+from ._testfunctions import Bump, make_bump
+
+__all__ = ["TestFunctionSet", "corner_wavenumber"]
+
+Bounds = Mapping[str, tuple[float, float]]
+
+
+def _bounds(bounds: Bounds) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    names = tuple(bounds)
+    lo = np.array([float(bounds[n][0]) for n in names])
+    hi = np.array([float(bounds[n][1]) for n in names])
+    if np.any(hi <= lo):
+        bad = [n for n, a, b in zip(names, lo, hi) if b <= a]
+        raise SymweakError(f"Domain has zero extent along {bad}.")
+    return names, lo, hi
+
+
+@dataclass(frozen=True)
+class TestFunctionSet:
+    """K tensor-product test functions Φ_k(t, X) = Π_i φ((x_i - c_{k,i}) / r_{k,i}).
+
+    ``centers`` and ``radii`` have shape (K, D) in physical units, columns in ``names`` order
+    (t first). Every support lies inside the domain.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    names: tuple[str, ...]
+    centers: np.ndarray
+    radii: np.ndarray
+    bump: Bump
+    how: str = ""
+
+    def __post_init__(self) -> None:
+        if self.centers.shape != self.radii.shape or self.centers.ndim != 2:
+            raise SymweakError("centers and radii must both have shape (K, D).")
+        if self.centers.shape[1] != len(self.names):
+            raise SymweakError("centers need one column per coordinate.")
+        if np.any(self.radii <= 0):
+            raise SymweakError("Test-function radii must be positive.")
+
+    def __len__(self) -> int:
+        return self.centers.shape[0]
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def random(
+        cls,
+        bounds: Bounds,
+        n: int = 1000,
+        eta: tuple[float, float] = (0.2, 0.4),
+        seed: int = 0,
+        bump: Bump | str = "exp",
+        scale: str = "paper",
+        radius: Mapping[str, float] | None = None,
+        spread: tuple[float, float] = (0.8, 1.25),
+    ) -> TestFunctionSet:
+        """Random supports, seeded.
+
+        ``scale="paper"``: r_k ~ U(η_min, η_max)·L_min, the same radius on every axis, and
+        c_k ~ U(Ω_r) so the support stays inside the domain (the paper's rule).
+        ``scale="axis"``: r_{k,i} = η_k·L_i, one η_k per test function, scaled per axis.
+        ``radius={...}`` (e.g. from :func:`TestFunctionSet.auto_radius`): r_{k,i} = ρ_k·radius_i
+        with ρ_k ~ U(spread).
+        """
+        names, lo, hi = _bounds(bounds)
+        if not (isinstance(n, int) and n >= 1):
+            raise SymweakError(f"Number of test functions must be a positive integer, got {n!r}.")
+        emin, emax = eta
+        if not 0.0 < emin <= emax < 0.5:
+            raise SymweakError(f"eta = {eta} must satisfy 0 < eta_min <= eta_max < 0.5.")
+        rng = np.random.default_rng(seed)
+        lengths = hi - lo
+        if radius is not None:
+            base = np.array([float(radius[nm]) for nm in names])
+            rho = rng.uniform(spread[0], spread[1], size=(n, 1))
+            radii = np.minimum(rho * base[None, :], 0.499 * lengths[None, :])
+            how = "auto"
+        elif scale == "paper":
+            r = rng.uniform(emin, emax, size=n) * lengths.min()
+            radii = np.repeat(r[:, None], len(names), axis=1)
+            how = "paper"
+        elif scale == "axis":
+            e = rng.uniform(emin, emax, size=(n, 1))
+            radii = e * lengths[None, :]
+            how = "axis"
+        else:
+            raise SymweakError(f"scale must be 'paper' or 'axis', got {scale!r}.")
+        u = rng.uniform(0.0, 1.0, size=(n, len(names)))
+        centers = lo + radii + u * (lengths - 2 * radii)
+        return cls(names, centers, radii, make_bump(bump), how)
+
+    @classmethod
+    def lattice(
+        cls,
+        bounds: Bounds,
+        radius: Mapping[str, float],
+        overlap: float = 0.5,
+        bump: Bump | str = "exp",
+    ) -> TestFunctionSet:
+        """A regular lattice of centres with one radius per axis; neighbours overlap by
+        ``overlap`` of a support."""
+        names, lo, hi = _bounds(bounds)
+        grids = []
+        radii = []
+        for name, a, b in zip(names, lo, hi):
+            r = float(radius[name])
+            if not 0 < 2 * r <= b - a:
+                raise SymweakError(f"Radius {r} along {name} does not fit in [{a}, {b}].")
+            step = max(2 * r * (1.0 - overlap), 1e-12)
+            count = int(np.floor((b - a - 2 * r) / step + 1e-9)) + 1
+            first = a + r + 0.5 * ((b - a - 2 * r) - (count - 1) * step)
+            grids.append(first + step * np.arange(count))
+            radii.append(r)
+        mesh = np.meshgrid(*grids, indexing="ij")
+        centers = np.stack([m.ravel() for m in mesh], axis=1)
+        radii_arr = np.tile(np.array(radii)[None, :], (centers.shape[0], 1))
+        return cls(names, centers, radii_arr, make_bump(bump), "lattice")
+
+    @staticmethod
+    def auto_radius(
+        axes: Mapping[str, np.ndarray],
+        values: np.ndarray,
+        bump: Bump | str = "exp",
+        tau: float = 1e-3,
+        min_points: int = 4,
+        max_fraction: float = 0.4,
+    ) -> dict[str, float]:
+        """Per-axis radius from the data's spectrum (WSINDy's idea, for any grid).
+
+        Along each axis, the corner wavenumber k_c separates signal from the noise floor
+        (:func:`corner_wavenumber`); the radius is chosen so that the bump's Fourier transform
+        has decayed to ``tau`` at k_c, so the test functions integrate the signal and filter
+        the noise. Clipped to [min_points·h, max_fraction·L].
+        """
+        bump = make_bump(bump)
+        kappa = bump.spectrum_cutoff(tau)
+        out = {}
+        for i, (name, axis) in enumerate(axes.items()):
+            h = float(axis[1] - axis[0])
+            length = float(axis[-1] - axis[0])
+            kc = corner_wavenumber(np.moveaxis(values, i, -1), h)
+            r = kappa / kc if kc > 0 else max_fraction * length
+            out[name] = float(np.clip(r, min_points * h, max_fraction * length))
+        return out
+
+
+def corner_wavenumber(values: np.ndarray, spacing: float) -> float:
+    """Wavenumber where the (averaged) spectrum along the last axis meets its noise floor.
+
+    The log-spectrum's cumulative sum is fitted by two straight lines; the break point is
+    the corner (WSINDy's changepoint rule). Returns 0 when the axis is too short.
+    """
+    n = values.shape[-1]
+    if n < 8:
+        return 0.0
+    data = values.reshape(-1, n)
+    data = data - data.mean(axis=1, keepdims=True)
+    window = np.hanning(n)
+    spec = np.mean(np.abs(np.fft.rfft(data * window, axis=1)), axis=0)
+    k = 2 * np.pi * np.fft.rfftfreq(n, spacing)
+    logs = np.log(spec[1:] + 1e-300)
+    cum = np.cumsum(logs - logs.min())
+    m = cum.size
+    if m < 4:
+        return 0.0
+    idx = np.arange(m, dtype=float)
+    best, best_j = np.inf, m - 1
+    for j in range(2, m - 2):
+        err = 0.0
+        for seg in (slice(0, j + 1), slice(j, m)):
+            xs, ys = idx[seg], cum[seg]
+            A = np.stack([xs, np.ones_like(xs)], axis=1)
+            coef, res, *_ = np.linalg.lstsq(A, ys, rcond=None)
+            err += float(res[0]) if res.size else float(np.sum((A @ coef - ys) ** 2))
+        if err < best:
+            best, best_j = err, j
+    return float(k[1:][best_j])

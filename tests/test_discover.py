@@ -1,0 +1,117 @@
+import json
+
+import numpy as np
+import pytest
+import sympy
+
+import symweak
+from symweak import Discovery, SymweakError
+from symweak.bench import SYSTEMS, generate
+from symweak.bench.metrics import score, score_system
+
+t, x = sympy.symbols("t x")
+U = sympy.Function("u")(t, x)
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+@pytest.fixture(scope="module")
+def burgers():
+    return generate("burgers", cache=False)
+
+
+def test_full_grid_burgers_contract(burgers):
+    res = symweak.discover(burgers, ops="+,-,*,sin", lhs="u_t", seed=0)
+    eq = res.equation
+    assert isinstance(eq, sympy.Eq)
+    assert eq.lhs == sympy.Derivative(U, t)
+    coeffs = res.coefficients
+    assert set(coeffs) == {sympy.Derivative(U**2, x), sympy.Derivative(U, (x, 2))}
+    assert coeffs[sympy.Derivative(U**2, x)] == pytest.approx(-0.5, rel=1e-6)
+    assert coeffs[sympy.Derivative(U, (x, 2))] == pytest.approx(0.1, rel=1e-6)
+    strong = sympy.expand(eq.rhs.doit())
+    assert strong.coeff(U * sympy.Derivative(U, x)) == pytest.approx(-1.0, rel=1e-6)
+    assert (
+        res.latex() == r"\partial_{t} u = -0.5 \partial_{x}\left(u^{2}\right) + 0.1 \partial_{xx} u"
+    )
+    assert res.method == "grid" and res.seed == 0
+
+
+def test_noisy_burgers_structure_and_determinism(burgers):
+    noisy = burgers.add_noise(0.2, seed=1)
+    a = symweak.discover(noisy, seed=3)
+    b = symweak.discover(noisy, seed=3)
+    assert a.ir == b.ir
+    s = score(a.ir, SYSTEMS["burgers"].true_equation())
+    assert s.tpr == 1.0 and s.e_inf < 0.05
+
+
+def test_system_nls_returns_equations_per_lhs():
+    obs = generate("nls")
+    res = symweak.discover(obs, lhs="u_t, v_t", seed=0)
+    assert isinstance(res.equation, list) and len(res.equation) == 2
+    scores = score_system(res.system, SYSTEMS["nls"].true_equations())
+    assert [s.tpr for s in scores] == [1.0, 1.0]
+    assert max(s.e_inf for s in scores) < 1e-5
+    v = sympy.Function("v")(t, x)
+    assert set(res.coefficients) == {sympy.Derivative(U, t), sympy.Derivative(v, t)}
+
+
+def test_constraints_forbid_keep_add(burgers):
+    res = symweak.discover(burgers, constraints="forbid: u_xx\nkeep: u^3\nadd: sin(u)")
+    terms = {t.short() for t in res.ir.terms}
+    assert "u_xx" not in terms and "u^3" in terms
+    assert "sin(u)" in res.history["grid"]["library"]
+    with pytest.raises(symweak.GrammarError, match="Unknown field `w`"):
+        symweak.discover(burgers, constraints="forbid: w")
+
+
+def test_save_and_load_reproduce_the_equation(tmp_path, burgers):
+    res = symweak.discover(burgers, seed=0)
+    path = tmp_path / "run.json"
+    res.save(path)
+    back = Discovery.load(path)
+    assert back.ir == res.ir
+    assert back.coefficients == res.coefficients  # exact float64 round trip
+    assert back.settings["n_tests"] == 1000 and back.seed == 0
+    data = json.loads(path.read_text())
+    assert data["symweak_version"] == symweak.__version__
+    path.write_text("{not json")
+    with pytest.raises(SymweakError, match="not valid JSON"):
+        Discovery.load(path)
+    path.write_text(json.dumps({"format": "other"}))
+    with pytest.raises(SymweakError, match="missing format marker"):
+        Discovery.load(path)
+
+
+def test_bad_requests_fail_before_training(burgers):
+    with pytest.raises(
+        SymweakError, match="lhs `d_x\\(u\\^2\\)` must be a derivative of one field"
+    ):
+        symweak.discover(burgers, lhs="d_x(u^2)")
+    with pytest.raises(symweak.GrammarError, match="Unknown field `w`"):
+        symweak.discover(burgers, lhs="w_t")
+    with pytest.raises(symweak.GrammarError, match="Unknown operator `foo`"):
+        symweak.discover(burgers, ops="+,foo")
+    with pytest.raises(symweak.DataError, match="discover\\(\\) takes Observations"):
+        symweak.discover(np.zeros(3))
+    with pytest.raises(SymweakError, match="seed must be an integer"):
+        symweak.discover(burgers, seed=0.5)
+    with pytest.raises(SymweakError, match="method must be"):
+        symweak.discover(burgers, method="magic")
+
+
+def test_predict_without_surrogate_explains(burgers):
+    res = symweak.discover(burgers)
+    with pytest.raises(SymweakError, match="no surrogate"):
+        res.predict(t=np.zeros(2), x=np.zeros(2))
+
+
+def test_second_order_time_2d_wave_small():
+    obs = generate("wave", nt=50, nx=32, ny=32, T=5.0)
+    res = symweak.discover(obs, lhs="u_tt", degree=2, max_order=2, n_tests=400)
+    s = score(res.ir, SYSTEMS["wave"].true_equation())
+    assert s.tpr == 1.0 and s.e_inf < 1e-3
