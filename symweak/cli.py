@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from ._errors import SymweakError
 from ._version import __version__
@@ -76,7 +77,30 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         print(f"true equation(s): {system.true_equations().short()}")
         print(f"wrote {out}")
         return 0
-    raise SymweakError(f"Unknown bench command {args.name!r}; use `symweak bench data NAME`.")
+    import json
+
+    from .bench import CLASSIC_FILES, classic_observations, format_rows, get_system, run_case
+
+    rows = []
+    if args.name == "fullgrid":
+        folder = Path(args.shared)
+        names = args.rest or list(CLASSIC_FILES)
+        for name in names:
+            system = get_system(name)
+            data = classic_observations(system, folder) if args.classic else None
+            for noise in args.noises:
+                row = run_case(system.name, 1.0, noise, args.seed, data=data)
+                row["data"] = CLASSIC_FILES[system.name] if args.classic else "generated"
+                rows.append(row)
+                print(format_rows([row]).splitlines()[-1], flush=True)
+    else:
+        system = get_system(args.name)
+        row = run_case(system.name, args.ratio, args.noise, args.seed)
+        rows.append(row)
+        print(format_rows(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    return 0
 
 
 def _cmd_discover(args: argparse.Namespace) -> int:
@@ -160,11 +184,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "bench",
-        help="benchmark systems: `bench data NAME --out FILE` writes a dataset",
-        description="Write a benchmark dataset (`symweak bench data burgers --out b.npz`).",
+        help="benchmark systems: `bench NAME --ratio R --noise S`, `bench data NAME`, "
+        "`bench fullgrid`",
+        description=(
+            "Run a benchmark row (`symweak bench burgers --ratio 0.1 --noise 0.2`), write a "
+            "dataset (`symweak bench data burgers --out b.npz`), or run the full-grid noise "
+            "sweep (`symweak bench fullgrid [NAMES] [--classic]`)."
+        ),
     )
-    p.add_argument("name", help="`data` (then the system name)")
-    p.add_argument("rest", nargs="*", help="the system name after `data`")
+    p.add_argument("name", help="a system name, `data` or `fullgrid`")
+    p.add_argument("rest", nargs="*", help="system name(s) after `data` / `fullgrid`")
+    p.add_argument("--noises", type=float, nargs="+", default=[0.0, 0.01, 0.1, 0.25, 0.5, 1.0])
+    p.add_argument("--classic", action="store_true", help="fullgrid: use PDE-FIND's files")
+    p.add_argument("--shared", default="../shared/data", help="folder of the classic files")
+    p.add_argument("--json", default=None, help="also write the rows as JSON")
     p.add_argument("--out", help="output file (.npz, .mat, .h5, .nc); default NAME.npz")
     p.add_argument("--ratio", type=float, default=1.0, help="sampling ratio r (default 1)")
     p.add_argument("--noise", type=float, default=0.0, help="noise level sigma_NR (default 0)")
