@@ -35,7 +35,7 @@ class GridSettings:
     n_tests: int = 1000
     test_function: str = "poly"
     eta: tuple[float, float] = (0.2, 0.4)
-    scale: str = "paper"
+    scale: str = "hybrid"
     criterion: str = "wsindy"
     threshold: float | None = None
     include_constant: bool = False
@@ -212,13 +212,19 @@ def fit_grid(
     bump = settings.test_function
     if bump == "poly":  # smooth enough for every order used, and well resolved by quadrature
         bump = f"poly:{max(8, max(orders.values()) + 4)}"
-    if settings.scale == "auto":
+    if settings.scale in ("auto", "hybrid"):
         radius = {}
         for f in obs.field_names:
             r = TestFunctionSet.auto_radius(axes, grids[f], bump)
             radius = {n: max(radius.get(n, 0.0), v) for n, v in r.items()}
         tests = TestFunctionSet.random(
-            bounds, settings.n_tests, settings.eta, seed, bump, radius=radius
+            bounds,
+            settings.n_tests,
+            settings.eta,
+            seed,
+            bump,
+            scale="cap" if settings.scale == "hybrid" else "paper",
+            radius=radius,
         )
     else:
         tests = TestFunctionSet.random(

@@ -243,7 +243,7 @@ def discover(
     n_tests: int = 1000,
     test_function: str = "poly",
     eta: tuple[float, float] = (0.2, 0.4),
-    scale: str = "paper",
+    scale: str = "hybrid",
     criterion: str = "wsindy",
     threshold: float | None = None,
     complexity: str = "terms",
@@ -262,8 +262,10 @@ def discover(
     method: ``"auto"`` (the fast path when the data fill a grid), ``"grid"``, or ``"network"``.
     degree, max_order: library for the fast path — monomials of the fields up to ``degree``
         times spatial derivatives up to ``max_order`` (per coordinate; default 4).
-    n_tests, test_function, eta, scale: the test functions (K, ``"exp"``/``"poly:P"``, the
-        paper's (η_min, η_max), and ``"paper"`` / ``"axis"`` / ``"auto"`` radii).
+    n_tests, test_function, eta, scale: the test functions (K, ``"poly"``/``"poly:P"``/
+        ``"exp"``, the paper's (η_min, η_max), and the radii: ``"hybrid"`` — the paper's
+        η·L_min capped per axis by a radius read off the data's spectrum — or ``"paper"``,
+        ``"axis"`` (η·L_i per axis), ``"auto"`` (spectrum only)).
     criterion, threshold: sparsity selection on the thresholding path (``"wsindy"``,
         ``"elbow"`` or ``"bic"``), or a fixed threshold; ``complexity`` weights the
         sparsity penalty per term (``"terms"``, ``"degree"``, ``"degree+order"``).

@@ -1,6 +1,8 @@
 """Least squares, sequential thresholding and model selection (no torch)."""
 
 from ._sparse import Fit as Fit
+from ._sparse import backward_path as backward_path
+from ._sparse import forward_path as forward_path
 from ._sparse import lstsq as lstsq
 from ._sparse import mstls as mstls
 from ._sparse import stlsq as stlsq

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._errors import SymweakError
 
-__all__ = ["Fit", "lstsq", "mstls", "stlsq"]
+__all__ = ["Fit", "backward_path", "forward_path", "lstsq", "mstls", "stlsq"]
 
 
 @dataclass
@@ -96,13 +96,81 @@ def stlsq(G, b, threshold: float, max_iter: int = 25, keep=()) -> Fit:
     return Fit(coef, _residual(G, b, coef), threshold, "stlsq")
 
 
-def mstls(G, b, thresholds=None, keep=(), criterion: str = "wsindy", complexity=None) -> Fit:
+def backward_path(G, b, keep=()) -> list[tuple[int, ...]]:
+    """Nested supports from greedy backward elimination (largest to smallest).
+
+    At each step the term whose removal raises the residual least is dropped; for least
+    squares that increase is exactly ξ_j² / [(GᵀG)⁻¹]_jj, so one solve per step suffices.
+    Unlike thresholding, every step refits, so collinear columns do not hide a true term.
+    """
+    G, b = _check(G, b)
+    scales = _scales(G)
+    A = G / scales
+    keep = set(int(k) for k in keep)
+    active = list(range(G.shape[1]))
+    path = [tuple(active)]
+    while len(active) > max(1, len(keep)):
+        sub = A[:, active]
+        gram = sub.T @ sub
+        try:
+            inv = np.linalg.inv(gram)
+        except np.linalg.LinAlgError:
+            inv = np.linalg.pinv(gram)
+        z = inv @ (sub.T @ b)
+        cost = z**2 / np.maximum(np.diag(inv), 1e-300)
+        order = np.argsort(cost)
+        drop = next((int(i) for i in order if active[int(i)] not in keep), None)
+        if drop is None:
+            break
+        active = active[:drop] + active[drop + 1 :]
+        path.append(tuple(active))
+    return path
+
+
+def forward_path(G, b, keep=(), max_terms: int = 40) -> list[tuple[int, ...]]:
+    """Nested supports from greedy forward selection (smallest to largest).
+
+    Each step adds the term that lowers the least-squares residual most, computed exactly by
+    projecting every column onto the orthogonal complement of the active set.
+    """
+    G, b = _check(G, b)
+    A = G / _scales(G)
+    active = sorted(set(int(k) for k in keep))
+    path = [tuple(sorted(active))] if active else []
+    Q = np.zeros((A.shape[0], 0))
+    if active:
+        Q, _ = np.linalg.qr(A[:, active])
+    r = b - Q @ (Q.T @ b)
+    for _ in range(min(max_terms, A.shape[1]) - len(active)):
+        P = A - Q @ (Q.T @ A)
+        norms = np.einsum("ij,ij->j", P, P)
+        gain = np.where(norms > 1e-24, (P.T @ r) ** 2 / np.maximum(norms, 1e-300), -1.0)
+        gain[active] = -1.0
+        j = int(np.argmax(gain))
+        if gain[j] <= 0:
+            break
+        q = P[:, j] / np.sqrt(norms[j])
+        Q = np.column_stack([Q, q])
+        r = r - q * (q @ r)
+        active.append(j)
+        path.append(tuple(sorted(active)))
+    return path
+
+
+def mstls(
+    G, b, thresholds=None, keep=(), criterion: str = "wsindy", complexity=None, backward=True
+) -> Fit:
     """Choose the threshold without the truth, over a log-spaced path.
 
     ``criterion="wsindy"``: minimise ‖G(ξ_λ - ξ_LS)‖/‖Gξ_LS‖ + ‖ξ_λ‖₀/S (Messenger & Bortz).
     ``criterion="elbow"``: the model after the largest drop of log(‖Gξ - b‖/‖b‖) along the
     path of distinct supports ordered by size (starting from the empty model).
     ``criterion="bic"``: minimise K·log(RSS/K) + log(K)·‖ξ_λ‖₀.
+
+    With ``backward`` (default), the supports of greedy forward selection and backward
+    elimination (:func:`forward_path`, :func:`backward_path`) are candidates too, refitted by
+    least squares: thresholding alone can drop a true term early when columns are nearly
+    collinear.
 
     ``complexity`` (one positive weight per column, default 1) replaces the term count
     ‖ξ‖₀ by the summed weights of the active terms, so that among models that fit equally
@@ -126,8 +194,13 @@ def mstls(G, b, thresholds=None, keep=(), criterion: str = "wsindy", complexity=
     seen = {}
     fits = {}
     nb = np.linalg.norm(b) or 1.0
-    for lam in thresholds:
-        fit = stlsq(G, b, float(lam), keep=keep)
+    candidates = [(float(lam), stlsq(G, b, float(lam), keep=keep)) for lam in thresholds]
+    if backward:
+        scales = _scales(G)
+        for support in [*backward_path(G, b, keep), *forward_path(G, b, keep)]:
+            coef = _solve(G, b, np.asarray(support, dtype=int), scales)
+            candidates.append((float("nan"), Fit(coef, _residual(G, b, coef), None, "backward")))
+    for lam, fit in candidates:
         key = tuple(fit.support)
         nnz = len(key)
         fits.setdefault(key, fit)

@@ -72,7 +72,8 @@ class TestFunctionSet:
         c_k ~ U(Ω_r) so the support stays inside the domain (the paper's rule).
         ``scale="axis"``: r_{k,i} = η_k·L_i, one η_k per test function, scaled per axis.
         ``radius={...}`` (e.g. from :func:`TestFunctionSet.auto_radius`): r_{k,i} = ρ_k·radius_i
-        with ρ_k ~ U(spread).
+        with ρ_k ~ U(spread); with ``scale="cap"`` as well, the paper's radius capped per axis
+        by ρ_k·radius_i.
         """
         names, lo, hi = _bounds(bounds)
         if not (isinstance(n, int) and n >= 1):
@@ -82,7 +83,15 @@ class TestFunctionSet:
             raise SymweakError(f"eta = {eta} must satisfy 0 < eta_min <= eta_max < 0.5.")
         rng = np.random.default_rng(seed)
         lengths = hi - lo
-        if radius is not None:
+        if radius is not None and scale == "cap":
+            # the paper's radii, capped per axis by a data-driven radius
+            base = np.array([float(radius[nm]) for nm in names])
+            r = rng.uniform(emin, emax, size=n) * lengths.min()
+            rho = rng.uniform(spread[0], spread[1], size=(n, 1))
+            radii = np.minimum(r[:, None], rho * base[None, :])
+            radii = np.minimum(radii, 0.499 * lengths[None, :])
+            how = "paper capped by spectrum"
+        elif radius is not None:
             base = np.array([float(radius[nm]) for nm in names])
             rho = rng.uniform(spread[0], spread[1], size=(n, 1))
             radii = np.minimum(rho * base[None, :], 0.499 * lengths[None, :])
