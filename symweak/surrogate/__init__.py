@@ -1,0 +1,8 @@
+"""The forward response learner: learnable Gaussian embedding + lightweight MLP."""
+
+from ._embedding import GaussianEmbedding as GaussianEmbedding
+from ._model import MLP as MLP
+from ._model import DataTerm as DataTerm
+from ._model import Surrogate as Surrogate
+from ._model import choose_device as choose_device
+from ._model import plain_mlp_like as plain_mlp_like

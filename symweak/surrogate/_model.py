@@ -1,0 +1,316 @@
+"""The forward response learner Û = MLP_θ(FE_φ(t, X)) (paper section 4.3.1–4.3.2).
+
+Inputs are normalised to [-1, 1] per coordinate from the observations' domain; outputs are
+standardised per field (mean and standard deviation of the observed values), so the same
+hyperparameters work whatever the units.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from .._errors import SymweakError
+from ._embedding import GaussianEmbedding
+
+__all__ = ["MLP", "Surrogate", "choose_device", "plain_mlp_like", "split_points"]
+
+
+def choose_device(device=None) -> torch.device:
+    """``None``/``"auto"``: CUDA when available, else CPU."""
+    if device in (None, "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise SymweakError("device='cuda' was asked for but torch sees no CUDA device.")
+    return dev
+
+
+class _Sin(nn.Module):
+    def forward(self, x):
+        return torch.sin(x)
+
+
+_ACTIVATIONS = {"tanh": nn.Tanh, "sin": _Sin, "gelu": nn.GELU}
+
+
+class MLP(nn.Sequential):
+    """``inputs -> [Linear, activation] * layers -> Linear -> outputs``."""
+
+    def __init__(
+        self, inputs: int, outputs: int, hidden: int = 32, layers: int = 2, activation: str = "tanh"
+    ):
+        if activation not in _ACTIVATIONS:
+            raise SymweakError(
+                f"activation must be one of {sorted(_ACTIVATIONS)}, got {activation!r}."
+            )
+        mods: list[nn.Module] = []
+        width = inputs
+        for _ in range(layers):
+            mods += [nn.Linear(width, hidden), _ACTIVATIONS[activation]()]
+            width = hidden
+        mods.append(nn.Linear(width, outputs))
+        super().__init__(*mods)
+
+
+class Surrogate(nn.Module):
+    """Û(t, X): Gaussian embedding + lightweight MLP (or a plain MLP with ``kernels=0``).
+
+    Parameters
+    ----------
+    bounds: ``{"t": (t0, t1), "x": (x0, x1), ...}``; inputs are mapped to [-1, 1].
+    fields: output field names; ``mean``/``std`` standardise each output.
+    kernels, features: N Gaussians per feature and d' features (paper: 1000 and 4);
+        ``kernels=0`` gives the paper's ablation "without FE_φ" (MLP on the coordinates).
+    full: full (rotated) covariances instead of diagonal ones.
+    hidden, layers, activation: the MLP (paper: 32, 2, tanh; sin for NS).
+    """
+
+    def __init__(
+        self,
+        bounds: Mapping[str, tuple[float, float]],
+        fields: Sequence[str],
+        *,
+        mean: Sequence[float] | None = None,
+        std: Sequence[float] | None = None,
+        kernels: int = 1000,
+        features: int = 4,
+        full: bool = False,
+        hidden: int = 32,
+        layers: int = 2,
+        activation: str = "tanh",
+        width: float = 1.5,
+        seed: int = 0,
+        dtype: torch.dtype = torch.float32,
+    ) -> None:
+        super().__init__()
+        self.coord_names = tuple(bounds)
+        self.field_names = tuple(fields)
+        self.config = {
+            "kernels": kernels,
+            "features": features,
+            "full": full,
+            "hidden": hidden,
+            "layers": layers,
+            "activation": activation,
+            "width": width,
+            "seed": seed,
+        }
+        lo = torch.tensor([float(bounds[n][0]) for n in self.coord_names], dtype=torch.float64)
+        hi = torch.tensor([float(bounds[n][1]) for n in self.coord_names], dtype=torch.float64)
+        if torch.any(hi <= lo):
+            raise SymweakError("Surrogate bounds must have positive extent on every coordinate.")
+        self.register_buffer("lo", lo.to(dtype))
+        self.register_buffer("hi", hi.to(dtype))
+        h = len(self.field_names)
+        self.register_buffer(
+            "out_mean", torch.tensor(mean if mean is not None else [0.0] * h, dtype=dtype)
+        )
+        self.register_buffer(
+            "out_std", torch.tensor(std if std is not None else [1.0] * h, dtype=dtype)
+        )
+        gen = torch.Generator().manual_seed(int(seed))
+        dim = len(self.coord_names)
+        torch.manual_seed(int(seed))  # nn.Linear initialisation
+        if kernels > 0:
+            self.embedding: GaussianEmbedding | None = GaussianEmbedding(
+                dim, features, kernels, full=full, width=width, generator=gen, dtype=dtype
+            )
+            self.mlp = MLP(features, h, hidden, layers, activation)
+        else:
+            self.embedding = None
+            self.mlp = MLP(dim, h, hidden, layers, activation)
+        self.mlp.to(dtype)
+
+    # ------------------------------------------------------------------ evaluation
+    def normalise(self, x: torch.Tensor) -> torch.Tensor:
+        return 2.0 * (x - self.lo) / (self.hi - self.lo) - 1.0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Fields at physical points ``x`` (n, D) -> (n, h)."""
+        z = self.normalise(x)
+        feats = self.embedding(z) if self.embedding is not None else z
+        return self.mlp(feats) * self.out_std + self.out_mean
+
+    def grid(self, axes: Sequence[torch.Tensor]) -> torch.Tensor:
+        """Fields on a rectilinear grid -> (*shape, h), using the separable embedding."""
+        normed = [
+            2.0 * (a - self.lo[i]) / (self.hi[i] - self.lo[i]) - 1.0 for i, a in enumerate(axes)
+        ]
+        if self.embedding is not None:
+            feats = self.embedding.grid(list(normed))
+        else:
+            mesh = torch.meshgrid(*normed, indexing="ij")
+            feats = torch.stack(mesh, dim=-1)
+        return self.mlp(feats) * self.out_std + self.out_mean
+
+    @property
+    def device(self) -> torch.device:
+        return self.lo.device
+
+    def n_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    # ------------------------------------------------------------------ NumPy helpers
+    def predict(self, coords: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``{"u": values}`` at points given as ``{"t": t, "x": x}`` (1-D arrays)."""
+        missing = [n for n in self.coord_names if n not in coords]
+        if missing:
+            raise SymweakError(
+                f"predict needs coordinates {list(self.coord_names)}; missing {missing}."
+            )
+        arrays = [np.asarray(coords[n], dtype=np.float64).ravel() for n in self.coord_names]
+        if len({a.size for a in arrays}) != 1:
+            raise SymweakError("predict: coordinate arrays must have the same length.")
+        x = torch.as_tensor(np.stack(arrays, axis=1), dtype=self.lo.dtype, device=self.device)
+        with torch.no_grad():
+            out = self.forward(x).double().cpu().numpy()
+        return {n: out[:, i] for i, n in enumerate(self.field_names)}
+
+    def predict_grid(self, axes: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``{"u": array of shape (len(t), len(x), ...)}`` on a rectilinear grid."""
+        tensors = [
+            torch.as_tensor(
+                np.asarray(axes[n], dtype=np.float64), dtype=self.lo.dtype, device=self.device
+            )
+            for n in self.coord_names
+        ]
+        with torch.no_grad():
+            out = self.grid(tensors).double().cpu().numpy()
+        return {n: out[..., i] for i, n in enumerate(self.field_names)}
+
+    def predict_points(self, obs) -> dict[str, np.ndarray]:
+        """Predictions at the points of some observations."""
+        return self.predict(obs.coords)
+
+    # ------------------------------------------------------------------ fitting
+    @classmethod
+    def for_observations(cls, obs, **options) -> Surrogate:
+        if obs.is_complex:
+            raise SymweakError("Split complex fields first: obs.split_complex({...}).")
+        bounds = obs.bounds
+        mean = [float(np.mean(obs.fields[f])) for f in obs.field_names]
+        std = [float(np.std(obs.fields[f])) or 1.0 for f in obs.field_names]
+        return cls(bounds, obs.field_names, mean=mean, std=std, **options)
+
+    def fit(
+        self,
+        obs,
+        epochs: int = 1500,
+        lr: float = 1e-2,
+        validation: float = 0.1,
+        seed: int = 0,
+        progress: bool = False,
+        callback=None,
+    ) -> list[float]:
+        """Fit to the observations (data loss only, paper eq. (16)); returns the loss history.
+
+        A seeded fraction ``validation`` of the points is held out; the parameters with the
+        lowest held-out loss are kept (early stopping), which stops the embedding from
+        fitting the noise. When the observations lie on a grid, each step evaluates the
+        surrogate on that grid (the separable fast path) and compares at the observed points.
+        """
+        train, held = split_points(obs, validation, seed)
+        data = DataTerm(self, train)
+        check = DataTerm(self, held) if held is not None else None
+        best = (math.inf, None)
+        opt = torch.optim.Adam(self.parameters(), lr=lr)
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(
+            opt, T_max=max(epochs, 1), eta_min=lr * 0.05
+        )
+        history = []
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=epochs, desc="surrogate", leave=False)
+        start = time.perf_counter()
+        for epoch in range(epochs):
+            opt.zero_grad(set_to_none=True)
+            grid_values = self.grid(data.axes) if data.on_grid else None
+            loss = data.loss(grid_values)
+            loss.backward()
+            opt.step()
+            sched.step()
+            history.append(loss.item())
+            if check is not None:
+                with torch.no_grad():
+                    val = check.loss(
+                        grid_values.detach() if grid_values is not None else None
+                    ).item()
+                if val < best[0]:
+                    best = (val, {k: v.detach().clone() for k, v in self.state_dict().items()})
+            if bar is not None:
+                bar.update(1)
+                if epoch % 50 == 0:
+                    bar.set_postfix(loss=f"{history[-1]:.3e}")
+            if callback is not None:
+                callback(epoch, history[-1])
+        if bar is not None:
+            bar.close()
+        if best[1] is not None:
+            self.load_state_dict(best[1])
+        self.fit_seconds = time.perf_counter() - start
+        self.validation_loss = best[0]
+        return history
+
+
+def split_points(obs, fraction: float, seed: int):
+    """(train, held-out) observations; ``held`` is None when ``fraction`` is 0."""
+    if not 0.0 <= fraction < 1.0:
+        raise SymweakError(f"validation fraction must be in [0, 1), got {fraction}.")
+    n = len(obs)
+    k = round(fraction * n)
+    if k == 0:
+        return obs, None
+    rng = np.random.default_rng(seed + 7919)
+    held = np.zeros(n, dtype=bool)
+    held[rng.choice(n, size=k, replace=False)] = True
+    return obs.subset(~held), obs.subset(held)
+
+
+class DataTerm:
+    """The data loss ℒ_data = mean (Û - Ũ)² on standardised fields, with a grid fast path."""
+
+    def __init__(self, model: Surrogate, obs) -> None:
+        dev, dtype = model.device, model.lo.dtype
+        self.model = model
+        values = np.stack([obs.fields[f] for f in model.field_names], axis=1)
+        self.target = torch.as_tensor(values, dtype=dtype, device=dev)
+        self.scale = model.out_std.clone()
+        self.on_grid = obs.grid is not None and obs.grid.names == model.coord_names
+        if self.on_grid:
+            self.axes = [
+                torch.as_tensor(obs.grid.axes[n], dtype=dtype, device=dev)
+                for n in model.coord_names
+            ]
+            self.index = torch.as_tensor(obs.grid_index, device=dev)
+        else:
+            pts = np.stack([obs.coords[n] for n in model.coord_names], axis=1)
+            self.points = torch.as_tensor(pts, dtype=dtype, device=dev)
+
+    def predictions(self, grid_values: torch.Tensor | None = None) -> torch.Tensor:
+        if self.on_grid:
+            full = grid_values if grid_values is not None else self.model.grid(self.axes)
+            return full.reshape(-1, full.shape[-1])[self.index]
+        return self.model(self.points)
+
+    def loss(self, grid_values: torch.Tensor | None = None) -> torch.Tensor:
+        diff = (self.predictions(grid_values) - self.target) / self.scale
+        return (diff * diff).mean()
+
+
+def plain_mlp_like(model: Surrogate, activation: str = "tanh") -> dict:
+    """Options for a plain MLP (``kernels=0``) with about as many parameters as ``model``."""
+    target = model.n_parameters()
+    dim, h = len(model.coord_names), len(model.field_names)
+    layers = model.config["layers"] + 1
+    # parameters ≈ dim·w + (layers-1)·w² + layers·w + w·h + h; solve for w
+    a, b = layers - 1, dim + layers + h
+    width = int((-b + math.sqrt(b * b + 4 * a * max(target - h, 1))) / (2 * a))
+    return {"kernels": 0, "hidden": max(width, 4), "layers": layers, "activation": activation}

@@ -1,0 +1,121 @@
+import numpy as np
+import pytest
+import torch
+
+from symweak import Observations, SymweakError
+from symweak.surrogate import GaussianEmbedding, Surrogate, choose_device, plain_mlp_like
+
+
+def small_obs(nt=21, nx=32, ratio=0.5, noise=0.0):
+    t = np.linspace(0.0, 1.0, nt)
+    x = np.linspace(-1.0, 1.0, nx)
+    T, X = np.meshgrid(t, x, indexing="ij")
+    u = np.exp(-((X - 0.3 * T) ** 2) / 0.1)
+    obs = Observations.from_grid(u, t=t, x=x)
+    return obs, obs.sample(ratio, seed=0).add_noise(noise, seed=0)
+
+
+def test_shapes_dtypes_and_parameter_count():
+    _, sample = small_obs()
+    m = Surrogate.for_observations(sample, kernels=50, features=4, seed=0)
+    x = torch.zeros(7, 2)
+    assert m(x).shape == (7, 1) and m(x).dtype == torch.float32
+    axes = [torch.linspace(0, 1, 5), torch.linspace(-1, 1, 6)]
+    assert m.grid(axes).shape == (5, 6, 1)
+    emb = m.embedding
+    assert emb.mu.shape == (4, 50, 2) and emb.weight.shape == (4, 50)
+    expected = 4 * 50 * (2 + 2 + 1) + (4 * 32 + 32) + (32 * 32 + 32) + (32 + 1)
+    assert m.n_parameters() == expected
+    m64 = Surrogate.for_observations(sample, kernels=10, dtype=torch.float64)
+    assert m64(torch.zeros(2, 2, dtype=torch.float64)).dtype == torch.float64
+
+
+def test_grid_fast_path_equals_pointwise():
+    torch.manual_seed(0)
+    for dim, shape in [(1, (17,)), (2, (9, 13)), (3, (5, 6, 7))]:
+        emb = GaussianEmbedding(
+            dim, features=3, kernels=40, generator=torch.Generator().manual_seed(1)
+        )
+        axes = [torch.linspace(-1, 1, n) for n in shape]
+        grid = emb.grid(axes)
+        mesh = torch.meshgrid(*axes, indexing="ij")
+        pts = torch.stack([m.reshape(-1) for m in mesh], dim=1)
+        torch.testing.assert_close(grid.reshape(-1, 3), emb(pts), rtol=1e-5, atol=1e-6)
+
+
+def test_full_covariance_option():
+    emb = GaussianEmbedding(
+        2, features=2, kernels=30, full=True, generator=torch.Generator().manual_seed(0)
+    )
+    diag = GaussianEmbedding(2, features=2, kernels=30, generator=torch.Generator().manual_seed(0))
+    pts = torch.rand(10, 2) * 2 - 1
+    # initialised as the same axis-aligned Gaussians
+    torch.testing.assert_close(emb(pts), diag(pts), rtol=1e-5, atol=1e-6)
+    with torch.no_grad():
+        emb.lower[..., 1, 0] = 0.7  # rotate
+    assert not torch.allclose(emb(pts), diag(pts))
+    axes = [torch.linspace(-1, 1, 4), torch.linspace(-1, 1, 5)]
+    assert emb.grid(axes).shape == (4, 5, 2)
+
+
+def test_gradients_reach_every_parameter():
+    _, sample = small_obs()
+    m = Surrogate.for_observations(sample, kernels=30, seed=0)
+    x = torch.rand(20, 2)
+    m(x).pow(2).sum().backward()
+    for name, p in m.named_parameters():
+        assert p.grad is not None and torch.isfinite(p.grad).all(), name
+        assert p.grad.abs().sum() > 0, name
+    assert {"embedding.mu", "embedding.log_inv_scale", "embedding.weight"} <= {
+        n for n, _ in m.named_parameters()
+    }
+
+
+def test_same_seed_same_model_and_fit():
+    _, sample = small_obs()
+    a = Surrogate.for_observations(sample, kernels=40, seed=3)
+    b = Surrogate.for_observations(sample, kernels=40, seed=3)
+    c = Surrogate.for_observations(sample, kernels=40, seed=4)
+    for (_, p), (_, q) in zip(a.named_parameters(), b.named_parameters()):
+        assert torch.equal(p, q)
+    assert not torch.equal(a.embedding.mu, c.embedding.mu)
+    ha = a.fit(sample, epochs=30)
+    hb = b.fit(sample, epochs=30)
+    assert ha == hb
+
+
+def test_small_fit_reaches_bound():
+    obs, sample = small_obs(ratio=0.5)
+    m = Surrogate.for_observations(sample, kernels=200, seed=0)
+    m.fit(sample, epochs=400, lr=1e-2)
+    pred = m.predict_grid(obs.grid.axes)["u"]
+    mse = float(np.mean((pred - obs.to_grid("u")) ** 2))
+    assert mse < 2e-4, mse
+    # scattered evaluation agrees with the grid evaluation
+    at_points = m.predict(obs.coords)["u"].reshape(obs.grid.shape)
+    np.testing.assert_allclose(at_points, pred, atol=1e-5)
+
+
+def test_plain_mlp_variant_matches_parameter_count():
+    _, sample = small_obs()
+    m = Surrogate.for_observations(sample, kernels=1000, seed=0)
+    opts = plain_mlp_like(m)
+    plain = Surrogate.for_observations(sample, seed=0, **opts)
+    assert plain.embedding is None
+    assert abs(plain.n_parameters() - m.n_parameters()) / m.n_parameters() < 0.05
+    assert plain(torch.zeros(3, 2)).shape == (3, 1)
+
+
+def test_devices_and_errors():
+    assert choose_device("cpu") == torch.device("cpu")
+    assert choose_device(None).type in ("cpu", "cuda")
+    _, sample = small_obs()
+    m = Surrogate.for_observations(sample, kernels=10).to("cpu")
+    assert m.device == torch.device("cpu")
+    with pytest.raises(SymweakError, match="predict needs coordinates"):
+        m.predict({"t": np.zeros(2)})
+    with pytest.raises(SymweakError, match="activation must be one of"):
+        Surrogate.for_observations(sample, activation="relu6")
+    if not torch.cuda.is_available():
+        with pytest.raises(SymweakError, match="no CUDA device"):
+            choose_device("cuda")
