@@ -230,6 +230,52 @@ def _lhs_terms(lhs, obs: Observations, constraints: Constraints | None) -> list[
     return terms
 
 
+def _discover_network(obs, opset, lhs_terms, seed, cons, max_order, network, progress) -> Discovery:
+    from ._network import NetworkSettings, fit_network
+
+    options = dict(network or {})
+    known = set(NetworkSettings.__dataclass_fields__)
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise SymweakError(
+            f"Unknown network option(s) {unknown}; known: {', '.join(sorted(known))}."
+        )
+    if max_order:
+        options.setdefault("max_order", dict(max_order))
+    if cons is not None and cons.max_order:
+        options.setdefault("max_order", {})
+        options["max_order"] = {**options["max_order"], **cons.max_order}
+    settings = NetworkSettings(**options)
+    if obs.is_complex:
+        raise DataError(
+            "Complex fields must be split into real and imaginary parts first: "
+            "obs.split_complex({'psi': ('u', 'v')}), then lhs='u_t, v_t'."
+        )
+    equations, surrogate, history, interrupted = fit_network(
+        obs, lhs_terms, opset, settings, seed, progress
+    )
+    if interrupted:
+        log.warning("symweak: the run was interrupted; returning the best result so far")
+    record = {
+        "method": "network",
+        "ops": opset.spec() if opset is not None else None,
+        "lhs": [t.short() for t in lhs_terms],
+        "constraints": cons.text if cons is not None else None,
+        **{k: (list(v) if isinstance(v, tuple) else v) for k, v in settings.__dict__.items()},
+        "interrupted": interrupted,
+    }
+    return Discovery(
+        System(equations),
+        settings=record,
+        seed=seed,
+        history=history,
+        method="network",
+        surrogate=surrogate,
+        coords=obs.coord_names,
+        fields=obs.field_names,
+    )
+
+
 def discover(
     data,
     ops: str | OperatorSet | None = PAPER_OPS,
@@ -248,6 +294,7 @@ def discover(
     threshold: float | None = None,
     complexity: str = "terms",
     debias: bool = True,
+    network: Mapping[str, Any] | None = None,
     progress: bool = True,
 ) -> Discovery:
     """Discover the PDE governing ``data``.
@@ -271,6 +318,11 @@ def discover(
         sparsity penalty per term (``"terms"``, ``"degree"``, ``"degree+order"``).
     debias: estimate the noise level from the data and remove the bias noise puts into
         nonlinear terms (E[ũ²] = u² + σ², ...) with Hermite polynomials (fast path).
+    network: options of the surrogate-network path (see ``symweak._network.NetworkSettings``):
+        ``kernels`` (N = 1000), ``features`` (d' = 4), ``hidden``, ``layers``, ``activation``,
+        ``embedding`` (False: the ablation without FE_φ), ``search`` (False: without NAS),
+        ``nodes_per_op``, ``depth`` (L_max = 3), ``counts`` (K = {0,1,2,3}), epochs and
+        learning rates per phase, ``lambda_w``, ``lambda_r``, ``n_tests``, ``device``.
     """
     obs = _observations(data)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -291,10 +343,8 @@ def discover(
     if method == "auto":
         method = "grid" if obs.is_full_grid else "network"
     if method == "network":
-        raise SymweakError(
-            "Scattered or partial-grid data need the surrogate network (method='network'), which "
-            "is not available in this version of symweak. Data that fill a grid use the fast "
-            "path (method='grid')."
+        return _discover_network(
+            obs, opset, lhs_terms, int(seed), cons, max_order, network, progress
         )
     from ._fastpath import GridSettings, fit_grid
 

@@ -138,6 +138,39 @@ class WeakAssembler:
         )
         return G * signs[None, :]
 
+    def integrate_outer(self, values, alphas: Sequence[Sequence[int]]) -> torch.Tensor:
+        """``G`` of shape (K, S, A): every field s against every multi-index a (with sign).
+
+        The contraction along the first axis is shared by all multi-indices with the same
+        first entry, so this costs little more than one :meth:`integrate` call.
+        """
+        F = values if isinstance(values, torch.Tensor) else torch.as_tensor(values)
+        F = F.to(dtype=self.dtype, device=self.device)
+        if F.shape[1:] != self.shape:
+            raise SymweakError(
+                f"Field values have shape {tuple(F.shape[1:])}, grid is {self.shape}."
+            )
+        alphas = [tuple(int(a) for a in al) for al in alphas]
+        K, S = self.n_tests, F.shape[0]
+        rest = int(np.prod(self.shape[1:])) if len(self.shape) > 1 else 1
+        if K * S * rest > self.dense_limit:
+            cols = [self.integrate(F, [al] * S) for al in alphas]
+            return torch.stack(cols, dim=-1)
+        out = [None] * len(alphas)
+        groups: dict[int, list[int]] = {}
+        for i, al in enumerate(alphas):
+            groups.setdefault(al[0], []).append(i)
+        for order0, idx in groups.items():
+            T0 = torch.tensordot(self.weight(0, order0), F, dims=([1], [1]))  # (K, S, N1, ...)
+            for i in idx:
+                T = T0
+                for axis in range(1, len(self.shape)):
+                    W = self.weight(axis, alphas[i][axis])  # (K, N_axis)
+                    shape = [K, 1, W.shape[1]] + [1] * (T.dim() - 3)
+                    T = (T * W.reshape(shape)).sum(dim=2)
+                out[i] = T * (-1.0) ** sum(alphas[i])
+        return torch.stack(out, dim=-1)
+
     def _dense(self, F: torch.Tensor, alphas) -> torch.Tensor:
         K, S = self.n_tests, F.shape[0]
         G = torch.empty((K, S), dtype=self.dtype, device=self.device)

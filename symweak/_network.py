@@ -1,0 +1,393 @@
+"""Weak-PDE-Net training (paper Algorithm 1): surrogate warm-up, search, prune, tune.
+
+Developer notes:
+
+* The surrogate Û is evaluated on a quadrature grid (the observations' grid when they were
+  sampled from one, otherwise a grid over their bounding box); the data loss compares Û with
+  the observations, the weak loss integrates F(Û) against the test functions.
+* Search: ℒ = ℒ_data + λ_w ℒ_weak over all parameters and α, β; then the architecture is
+  fixed. Prune: + λ_r (|ξ| + |W| + |b|). Extraction reads the network back into SymPy and
+  every monomial of an active output, paired with each derivative multi-index that carries
+  weight, becomes a candidate term. Tune: ξ by least squares every step, the surrogate keeps
+  training on ℒ_data + λ_w ℒ_weak; a final sparse fit (MSTLS) chooses the equation.
+* ℒ_weak is normalised by ‖b‖² so that λ_w means the same on every system.
+* Ctrl-C in any phase stops that phase and goes on with what has been learned so far.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy
+import torch
+
+from ._errors import SymweakError
+from .compile import compile_expressions
+from .ir import Equation, Term, multi_indices
+from .regress import mstls
+from .surrogate import DataTerm, Surrogate, choose_device, plain_mlp_like
+from .surrogate._model import split_points
+from .symnet import SymNet, library_from_network
+from .weak import TestFunctionSet, WeakAssembler
+
+__all__ = ["NetworkSettings", "fit_network"]
+
+log = logging.getLogger("symweak")
+
+
+@dataclass
+class NetworkSettings:
+    # surrogate (paper appendix: N = 1000, d' = 4, 2 x 32 tanh)
+    kernels: int = 1000
+    features: int = 4
+    hidden: int = 32
+    layers: int = 2
+    activation: str = "tanh"
+    embedding: bool = True
+    full_covariance: bool = False
+    # symbolic network (L_max = 3, K = {0,1,2,3})
+    nodes_per_op: int = 3
+    depth: int = 3
+    counts: tuple = (0, 1, 2, 3)
+    search: bool = True
+    # weak form
+    max_order: dict | None = None
+    n_tests: int = 250
+    test_function: str = "poly"
+    eta: tuple = (0.2, 0.4)
+    # training
+    warmup_epochs: int = 800
+    search_epochs: int = 300
+    prune_epochs: int = 300
+    tune_epochs: int = 200
+    lr_surrogate: float = 1e-2
+    lr_joint_surrogate: float = 1e-3
+    lr_network: float = 2e-2
+    lambda_w: float = 0.1
+    lambda_r: float = 1e-3
+    validation: float = 0.1
+    extract_tol: float = 1e-3
+    criterion: str = "wsindy"
+    device: str | None = None
+    grid_points: int = 8000
+    dtype: str = "float32"
+    extra: dict = field(default_factory=dict)
+
+
+def _quadrature_axes(obs, target: int) -> tuple[dict[str, np.ndarray], tuple[int, ...]]:
+    """The grid the surrogate is evaluated on, and the strides of the (coarser) grid the
+    network phases integrate on (at most ``target`` points)."""
+    if obs.grid is not None:
+        axes = dict(obs.grid.axes)
+    else:
+        dims = len(obs.coord_names)
+        n = int(np.clip(round((4 * target) ** (1.0 / dims)), 16, 512))
+        axes = {name: np.linspace(lo, hi, n) for name, (lo, hi) in obs.bounds.items()}
+    strides = [1] * len(axes)
+    sizes = [len(a) for a in axes.values()]
+    while np.prod([(n - 1) // s + 1 for n, s in zip(sizes, strides)]) > target:
+        i = int(np.argmax([n / s for n, s in zip(sizes, strides)]))
+        if sizes[i] // strides[i] < 32:
+            break
+        strides[i] += 1
+    return axes, tuple(strides)
+
+
+class _Weak:
+    """Weak-form integrals of the network outputs F(Û) for every derivative multi-index."""
+
+    def __init__(self, assembler: WeakAssembler, alphas: Sequence[tuple[int, ...]], lhs_alphas):
+        self.asm = assembler
+        self.alphas = list(alphas)
+        self.lhs_alphas = list(lhs_alphas)
+
+    def columns(self, F: torch.Tensor) -> torch.Tensor:
+        """(K, S, A) integrals of each output s with each multi-index a. F: (*grid, S)."""
+        return self.asm.integrate_outer(torch.movedim(F, -1, 0), self.alphas)
+
+    def lhs(self, U: torch.Tensor, field_index: Sequence[int]) -> torch.Tensor:
+        """(K, E) left-hand sides for each equation."""
+        vals = torch.stack([U[..., i] for i in field_index], dim=0)
+        return self.asm.integrate(vals, self.lhs_alphas)
+
+
+def fit_network(
+    obs, lhs_terms: Sequence[Term], ops, settings: NetworkSettings, seed: int, progress=True
+):
+    """Run the three phases; returns (equations, surrogate, history, interrupted)."""
+    torch.manual_seed(int(seed))
+    device = choose_device(settings.device)
+    names = obs.coord_names
+    coords = [sympy.Symbol(n) for n in names]
+    fields = [sympy.Function(f)(*coords) for f in obs.field_names]
+    history: dict = {"phases": {}}
+    interrupted = False
+    if ops is None or not len(ops):
+        raise SymweakError("The network path needs an operator set, e.g. ops='id,^2,^3,sin,*'.")
+
+    # ---------------------------------------------------------------- surrogate warm-up
+    options = dict(
+        kernels=settings.kernels if settings.embedding else 0,
+        features=settings.features,
+        hidden=settings.hidden,
+        layers=settings.layers,
+        activation=settings.activation,
+        full=settings.full_covariance,
+        seed=seed,
+    )
+    surrogate = Surrogate.for_observations(obs, **options)
+    if not settings.embedding:
+        reference = Surrogate.for_observations(obs, **{**options, "kernels": settings.kernels})
+        surrogate = Surrogate.for_observations(
+            obs, seed=seed, **plain_mlp_like(reference, settings.activation)
+        )
+    surrogate.to(device)
+    start = time.perf_counter()
+    try:
+        losses = surrogate.fit(
+            obs,
+            epochs=settings.warmup_epochs,
+            lr=settings.lr_surrogate,
+            validation=settings.validation,
+            seed=seed,
+            progress=progress,
+        )
+    except KeyboardInterrupt:
+        interrupted, losses = True, []
+        log.warning("interrupted during the surrogate warm-up; going on with what was learned")
+    history["phases"]["warmup"] = {
+        "seconds": time.perf_counter() - start,
+        "final_loss": losses[-1] if losses else None,
+    }
+
+    # ---------------------------------------------------------------- weak-form set-up
+    full_axes, strides = _quadrature_axes(obs, settings.grid_points)
+    axes = [torch.as_tensor(full_axes[n], dtype=surrogate.lo.dtype, device=device) for n in names]
+    coarse = tuple(slice(None, None, s) for s in strides)
+    axes_np = {n: a[::s] for (n, a), s in zip(full_axes.items(), strides)}
+    wdtype = torch.float32 if settings.dtype == "float32" else torch.float64
+    space = [c for c in coords if str(c) != "t"]
+    max_order = {str(c): 4 if len(space) == 1 else 2 for c in space}
+    if settings.max_order:
+        max_order.update({str(k): int(v) for k, v in settings.max_order.items()})
+    max_order["t"] = 0
+    max_total = None if len(space) == 1 else max(max_order.values())
+    A = [
+        tuple(dict(a).get(c, 0) for c in coords)
+        for a in multi_indices(coords, max_order, max_total)
+    ]
+    lhs_alphas = [t.orders(names) for t in lhs_terms]
+    orders = {n: max([a[i] for a in A + lhs_alphas]) for i, n in enumerate(names)}
+    bump = settings.test_function
+    if bump == "poly":
+        bump = f"poly:{max(8, max(orders.values()) + 4)}"
+    bounds = {n: (float(a[0]), float(a[-1])) for n, a in axes_np.items()}
+    with torch.no_grad():
+        pred = surrogate.grid(axes)[coarse].double().cpu().numpy()
+    radius = {}
+    for i in range(pred.shape[-1]):
+        r = TestFunctionSet.auto_radius(axes_np, pred[..., i], bump)
+        radius = {n: max(radius.get(n, 0.0), v) for n, v in r.items()}
+    tests = TestFunctionSet.random(
+        bounds, settings.n_tests, settings.eta, seed, bump, scale="cap", radius=radius
+    )
+    asm = WeakAssembler(axes_np, tests, orders, dtype=wdtype, device=device)
+    asm64 = WeakAssembler(axes_np, tests, orders, device=device)
+    weak = _Weak(asm, A, lhs_alphas)
+    field_index = [obs.field_names.index(t.field_names[0]) for t in lhs_terms]
+    n_eq = len(lhs_terms)
+
+    # ---------------------------------------------------------------- symbolic network
+    net = SymNet(
+        fields,
+        ops,
+        settings.nodes_per_op,
+        settings.depth if settings.search else 2,
+        settings.counts,
+        seed=seed,
+        dtype=wdtype,
+    ).to(device)
+    if not settings.search:  # the ablation "without NAS": the complete network, fixed
+        net.fixed = {
+            "depth": net.max_depth,
+            "counts": [[net.nodes_per_op] * len(net.ops)] * net.max_depth,
+        }
+    xi = torch.nn.Parameter(torch.zeros(n_eq, net.width, len(A), dtype=wdtype, device=device))
+    train, _ = split_points(obs, settings.validation, seed)
+    data = DataTerm(surrogate, train)
+
+    with torch.no_grad():  # ℒ_weak is normalised by the warm-up surrogate's ‖b‖² (a constant)
+        Uc = surrogate.grid(axes)[coarse].to(wdtype)
+        b_norm = (weak.lhs(Uc, field_index) ** 2).sum(0).clamp_min(1e-30)
+
+    def losses_now():
+        Ug = surrogate.grid(axes)
+        l_data = data.loss(Ug)
+        Uc = Ug[coarse].to(wdtype)
+        F = net(Uc)
+        G = weak.columns(F)  # (K, S, A)
+        b = weak.lhs(Uc, field_index)  # (K, E)
+        rhs = torch.einsum("ksa,esa->ke", G, xi)
+        l_weak = (((rhs - b) ** 2).sum(0) / b_norm).mean()
+        return l_data, l_weak, G, b
+
+    def run(phase: str, epochs: int, params, l1: bool):
+        nonlocal interrupted
+        opt = torch.optim.Adam(params)
+        record = []
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=epochs, desc=phase, leave=False)
+        t0 = time.perf_counter()
+        try:
+            for epoch in range(epochs):
+                opt.zero_grad(set_to_none=True)
+                l_data, l_weak, _, _ = losses_now()
+                loss = l_data + settings.lambda_w * l_weak.float()
+                if l1:
+                    loss = loss + settings.lambda_r * (xi.abs().sum() + net.l1()).float()
+                loss.backward()
+                opt.step()
+                record.append((float(l_data.detach()), float(l_weak.detach())))
+                if bar is not None:
+                    bar.update(1)
+                    if epoch % 25 == 0:
+                        bar.set_postfix(data=f"{record[-1][0]:.2e}", weak=f"{record[-1][1]:.2e}")
+        except KeyboardInterrupt:
+            interrupted = True
+            log.warning("interrupted during %s; going on with what was learned", phase)
+        finally:
+            if bar is not None:
+                bar.close()
+        if record:
+            log.info(
+                "%s: %d epochs, data loss %.3e -> %.3e, weak loss %.3e -> %.3e",
+                phase,
+                len(record),
+                record[0][0],
+                record[-1][0],
+                record[0][1],
+                record[-1][1],
+            )
+        history["phases"][phase] = {
+            "seconds": time.perf_counter() - t0,
+            "epochs": len(record),
+            "data_loss": [r[0] for r in record[:: max(1, len(record) // 50)]],
+            "weak_loss": [r[1] for r in record[:: max(1, len(record) // 50)]],
+        }
+
+    joint = [
+        {"params": list(surrogate.parameters()), "lr": settings.lr_joint_surrogate},
+        {"params": [xi, *net.weights, *net.biases], "lr": settings.lr_network},
+    ]
+    if settings.search and not interrupted:
+        run(
+            "search",
+            settings.search_epochs,
+            [*joint, {"params": [net.alpha, net.beta], "lr": settings.lr_network}],
+            False,
+        )
+    if net.fixed is None:
+        net.fix_architecture()
+    history["architecture"] = net.describe()
+    if not interrupted:
+        run("prune", settings.prune_epochs, joint, True)
+
+    # ---------------------------------------------------------------- extraction
+    with torch.no_grad():
+        _, _, G, b = losses_now()
+        norms = G.norm(dim=0)  # (S, A)
+        bnorm = b.norm(dim=0)  # (E,)
+        rel = (xi.abs() * norms[None]) / bnorm[:, None, None]  # (E, S, A)
+        strength = rel.max(dim=0).values.cpu().numpy()
+        Ug = surrogate.grid(axes).double().cpu().numpy()
+    exprs = net.expressions()
+    active: dict[int, list] = {}
+    for s in range(net.width):
+        for a_i, a in enumerate(A):
+            if strength[s, a_i] >= settings.extract_tol:
+                active.setdefault(s, []).append(tuple((c, n) for c, n in zip(coords, a) if n))
+    rms = {f: float(np.sqrt(np.mean(Ug[..., i] ** 2))) for i, f in enumerate(obs.field_names)}
+    library = library_from_network(exprs, active, rms)
+    library = [t for t in library if t not in set(lhs_terms)]
+    history["network_outputs"] = [sympy.sstr(e) for e in exprs]
+    history["library"] = [t.short() for t in library]
+    if not library:
+        raise SymweakError(
+            "The symbolic network produced no candidate term (every output was pruned). Try a "
+            "smaller lambda_r, more search epochs, or a different operator set."
+        )
+
+    # ---------------------------------------------------------------- tuning
+    funcs, index = [], {}
+    for term in library:
+        if term.F not in index:
+            index[term.F] = len(funcs)
+            funcs.append(term.F)
+    library_fn = compile_expressions(funcs, fields, trainable=False).to(device)
+    lib_alphas = [t.orders(names) for t in library]
+    lib_index = [index[t.F] for t in library]
+
+    def tune_system():
+        Ug = surrogate.grid(axes)
+        U64 = Ug[coarse].double()
+        vals = library_fn(*U64.unbind(-1))  # (*grid, nF)
+        Fs = torch.movedim(vals, -1, 0)[lib_index]
+        Gl = asm64.integrate(Fs, lib_alphas)
+        b = asm64.integrate(torch.stack([U64[..., i] for i in field_index]), lhs_alphas)
+        return Ug, Gl, b
+
+    opt = torch.optim.Adam(surrogate.parameters(), lr=settings.lr_joint_surrogate)
+    t0 = time.perf_counter()
+    record = []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=settings.tune_epochs, desc="tune", leave=False)
+    try:
+        for _ in range(settings.tune_epochs if not interrupted else 0):
+            opt.zero_grad(set_to_none=True)
+            Ug, Gl, b = tune_system()
+            with torch.no_grad():
+                scale = Gl.norm(dim=0).clamp_min(1e-300)
+                coef = torch.linalg.lstsq(Gl / scale, b).solution / scale[:, None]
+            resid = Gl @ coef - b
+            l_weak = ((resid**2).sum(0) / b_norm.double()).mean()
+            loss = data.loss(Ug) + settings.lambda_w * l_weak.float()
+            loss.backward()
+            opt.step()
+            record.append(float(l_weak.detach()))
+            if bar is not None:
+                bar.update(1)
+    except KeyboardInterrupt:
+        interrupted = True
+        log.warning("interrupted during tuning; keeping the surrogate as it is")
+    finally:
+        if bar is not None:
+            bar.close()
+    history["phases"]["tune"] = {
+        "seconds": time.perf_counter() - t0,
+        "epochs": len(record),
+        "weak_loss": record[:: max(1, len(record) // 50)],
+    }
+
+    # ---------------------------------------------------------------- final sparse fit
+    with torch.no_grad():
+        _, Gl, b = tune_system()
+    Gn, bn = Gl.cpu().numpy(), b.cpu().numpy()
+    equations = []
+    fits = []
+    for e, lhs in enumerate(lhs_terms):
+        fit = mstls(Gn, bn[:, e], criterion=settings.criterion)
+        equations.append(Equation(lhs, {library[j]: float(fit.coef[j]) for j in fit.support}))
+        fits.append({"lhs": lhs.short(), "residual": fit.residual, "method": fit.method})
+    history["fits"] = fits
+    surrogate.eval()
+    return equations, surrogate, history, interrupted

@@ -1,0 +1,5 @@
+"""The symbolic network with differentiable architecture search, and extraction of terms."""
+
+from ._extract import library_from_network as library_from_network
+from ._extract import snap_arguments as snap_arguments
+from ._network import SymNet as SymNet

@@ -1,0 +1,172 @@
+"""From a trained symbolic network to a candidate library of weak-form terms."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import sympy
+from sympy.core.function import AppliedUndef
+
+from ..ir import Term
+from ..ir._symbols import fields_in
+
+__all__ = ["library_from_network", "snap_arguments", "taylor_small_arguments"]
+
+_NICE = (0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0)
+
+
+def _snap_number(value: float, tol: float) -> float:
+    for nice in _NICE:
+        if nice == 0.0:
+            if abs(value) < tol:
+                return 0.0
+        elif abs(value - nice) <= tol * abs(nice):
+            return nice
+    return value
+
+
+def snap_arguments(expr: sympy.Expr, tol: float = 0.05) -> sympy.Expr:
+    """Inside non-polynomial functions (sin, exp, ...), snap the argument's coefficients to
+    nearby simple numbers (0, ±1, ±2, ±1/2, ±3): ``sin(0.98*u + 0.01) -> sin(u)``. The outer
+    coefficients are refitted later, so only the shape of each function matters."""
+
+    def snap_arg(arg: sympy.Expr) -> sympy.Expr:
+        arg = sympy.expand(arg)
+        parts = []
+        for part in sympy.Add.make_args(arg):
+            coeff, rest = part.as_coeff_Mul()
+            c = _snap_number(float(coeff), tol) if coeff.is_Number else coeff
+            if c != 0.0:
+                parts.append(sympy.nsimplify(c) * rest if isinstance(c, float) else c * rest)
+        return sympy.Add(*parts)
+
+    def visit(e: sympy.Expr) -> sympy.Expr:
+        if isinstance(e, sympy.Function) and not isinstance(e, AppliedUndef):
+            return e.func(*[snap_arg(visit(a)) for a in e.args])
+        if e.args:
+            return e.func(*[visit(a) for a in e.args])
+        return e
+
+    return visit(expr)
+
+
+def taylor_small_arguments(
+    expr: sympy.Expr, field_rms: Mapping[str, float], order: int = 3, small: float = 0.5
+):
+    """Replace f(arg) by its Taylor polynomial when |arg| stays small on the data
+    (|coefficients|·rms below ``small``): sin(0.15u) is, to the data, 0.15u - (0.15u)³/6, and
+    keeping it as a sine would add a term nearly collinear with u and u³."""
+
+    def size(arg) -> float:
+        total = 0.0
+        for part in sympy.Add.make_args(sympy.expand(arg)):
+            coeff, mono = part.as_coeff_Mul()
+            mag = abs(float(coeff)) if coeff.is_Number else 1.0
+            for base, power in mono.as_powers_dict().items():
+                if isinstance(base, AppliedUndef):
+                    mag *= field_rms.get(base.func.__name__, 1.0) ** float(power)
+            total += mag
+        return total
+
+    def visit(e):
+        if isinstance(e, sympy.Function) and not isinstance(e, AppliedUndef) and len(e.args) == 1:
+            arg = visit(e.args[0])
+            if size(arg) <= small:
+                z = sympy.Dummy("z")
+                poly = sympy.series(e.func(z), z, 0, order + 1).removeO()
+                return sympy.expand(poly.xreplace({z: arg}))
+            return e.func(arg)
+        if e.args:
+            return e.func(*[visit(a) for a in e.args])
+        return e
+
+    return visit(expr)
+
+
+def library_from_network(
+    exprs: Sequence[sympy.Expr],
+    active: Mapping[int, Sequence],
+    field_rms: Mapping[str, float],
+    rel_tol: float = 1e-3,
+    closure: bool = True,
+) -> list[Term]:
+    """Candidate terms D^α m from the trained network (paper section 4.4.2-4.4.3: "every
+    monomial becomes its own candidate").
+
+    Each active output F_s is read back, its small-argument functions Taylor-expanded and
+    its function arguments snapped; monomials whose typical size |c|·Π rms^power is below
+    ``rel_tol`` of the largest are dropped. With ``closure`` (default), every monomial of
+    degree up to the highest found, in the fields found, is a candidate, paired with every
+    derivative multi-index that carries weight: the network fixes the operators, the degree
+    and the derivative orders, and the final sparse regression picks the terms — a network
+    can express u² as (au + b)³ - ... in many ways, and the regression should not depend on
+    which one it settled in.
+    """
+    terms: list[Term] = []
+    seen = set()
+    if closure:
+        monos, alphas_all, degree, fields = [], set(), 0, set()
+        for s, alphas in active.items():
+            F = sympy.expand(
+                snap_arguments(taylor_small_arguments(sympy.expand(exprs[s]), field_rms))
+            )
+            for part in sympy.Add.make_args(F):
+                _, mono = part.as_coeff_Mul()
+                if mono.is_number:
+                    continue
+                fs = fields_in(mono)
+                fields |= fs
+                if mono.is_polynomial(*fs):
+                    degree = max(degree, int(sympy.Poly(mono, *fs).total_degree()))
+                elif mono not in monos:
+                    monos.append(mono)
+            alphas_all |= {tuple(a) for a in alphas}
+        import itertools
+
+        ordered = sorted(fields, key=str)
+        for d in range(1, degree + 1):
+            for combo in itertools.combinations_with_replacement(ordered, d):
+                monos.append(sympy.Mul(*combo))
+        for mono in monos:
+            for alpha in sorted(alphas_all, key=lambda a: (sum(n for _, n in a), str(a))):
+                try:
+                    term = Term(mono, alpha)
+                except Exception:
+                    continue
+                _, canon = term.canonical()
+                if canon not in seen:
+                    seen.add(canon)
+                    terms.append(canon)
+        terms.sort(key=lambda t: t.sort_key)
+        return terms
+    for s, alphas in active.items():
+        F = sympy.expand(snap_arguments(taylor_small_arguments(sympy.expand(exprs[s]), field_rms)))
+        if F == 0:
+            continue
+        parts = []
+        for part in sympy.Add.make_args(F):
+            coeff, mono = part.as_coeff_Mul()
+            if mono.is_number:
+                continue
+            size = abs(float(coeff))
+            for base, power in mono.as_powers_dict().items():
+                if isinstance(base, AppliedUndef):
+                    size *= field_rms.get(base.func.__name__, 1.0) ** float(power)
+            parts.append((size, mono))
+        if not parts:
+            continue
+        top = max(p[0] for p in parts)
+        for size, mono in parts:
+            if size < rel_tol * top or not fields_in(mono):
+                continue
+            for alpha in alphas:
+                try:
+                    term = Term(mono, alpha)
+                except Exception:
+                    continue
+                _, canon = term.canonical()
+                if canon not in seen:
+                    seen.add(canon)
+                    terms.append(canon)
+    terms.sort(key=lambda t: t.sort_key)
+    return terms

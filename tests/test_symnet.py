@@ -1,0 +1,69 @@
+import pytest
+import sympy
+import torch
+
+from symweak import SymweakError
+from symweak.grammar import parse_operators
+from symweak.ir import Term
+from symweak.symnet import SymNet, library_from_network, snap_arguments
+from symweak.symnet._extract import taylor_small_arguments
+
+t, x = sympy.symbols("t x")
+U = sympy.Function("u")(t, x)
+V = sympy.Function("v")(t, x)
+
+
+def test_shapes_and_soft_masks():
+    net = SymNet(
+        [U, V], parse_operators("id,^2,sin,*"), nodes_per_op=3, depth=2, counts=(0, 1, 2, 3)
+    )
+    assert net.width == 12 and net.slots == 3 + 3 + 3 + 6
+    out = net(torch.rand(5, 2, dtype=torch.float64))
+    assert out.shape == (5, 12)
+    # uniform α: node p of a type is kept with weight P(k > p) = (3 - p)/4
+    masks = net.soft_masks()
+    assert torch.allclose(masks[0, :3], torch.tensor([0.75, 0.5, 0.25], dtype=torch.float64))
+
+
+def test_mask_arithmetic_follows_alpha():
+    net = SymNet([U], parse_operators("id,*"), nodes_per_op=3, depth=1, counts=(0, 1, 2, 3))
+    with torch.no_grad():
+        net.alpha.zero_()
+        net.alpha[0, 0, 2] = 20.0  # id: count 2
+        net.alpha[0, 1, 0] = 20.0  # *: count 0
+    masks = net.soft_masks()[0]
+    assert torch.allclose(masks, torch.tensor([1, 1, 0, 0, 0, 0], dtype=torch.float64), atol=1e-6)
+    arch = net.fix_architecture()
+    assert arch == {"depth": 1, "layers": [{"id": 2}]}
+
+
+def test_expressions_of_a_known_network():
+    net = SymNet([U], parse_operators("^2,*"), nodes_per_op=1, depth=1, counts=(1,))
+    with torch.no_grad():
+        net.weights[0].copy_(torch.tensor([[2.0], [1.0], [3.0]], dtype=torch.float64))
+        net.biases[0].copy_(torch.tensor([1.0, 0.0, 0.0], dtype=torch.float64))
+    net.fix_architecture()
+    square, product = net.expressions()
+    assert sympy.expand(square - (2 * U + 1) ** 2) == 0
+    assert sympy.expand(product - 3 * U**2) == 0
+    lib = library_from_network([square, product], {0: [(), ((x, 1),)]}, {"u": 1.0})
+    assert {t.short() for t in lib} == {"u", "u^2", "u_x", "d_x(u^2)"}
+    g = net.graph()
+    assert g.nodes[("op", 0, 0)]["op"] == "pow2"
+    assert g.edges[("field", "u"), ("slot", 0, 0)]["weight"] == 2.0
+
+
+def test_snapping_and_taylor():
+    assert snap_arguments(sympy.sin(sympy.Float(0.98) * U + sympy.Float(0.01))) == sympy.sin(U)
+    series = taylor_small_arguments(sympy.sin(sympy.Float(0.1) * U), {"u": 1.0})
+    assert not series.has(sympy.sin)
+    assert sympy.Poly(series, U).degree() == 3
+    kept = taylor_small_arguments(sympy.sin(2 * U), {"u": 1.0})
+    assert kept == sympy.sin(2 * U)
+
+
+def test_fixed_before_readout():
+    net = SymNet([U], parse_operators("id"))
+    with pytest.raises(SymweakError, match="Fix the architecture"):
+        net.expressions()
+    assert isinstance(Term(U, "x"), Term)
