@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 import sympy
 from sympy.core.function import AppliedUndef
 
+from .._errors import IRError
 from ..ir import Term
 from ..ir._symbols import fields_in
 
@@ -83,6 +84,19 @@ def taylor_small_arguments(
     return visit(expr)
 
 
+def _add_terms(mono, alphas, terms: list, seen: set) -> None:
+    """Append the canonical D^α mono for each α (skipping α along a coordinate mono lacks)."""
+    for alpha in alphas:
+        try:
+            term = Term(mono, alpha)
+        except IRError:
+            continue
+        _, canon = term.canonical()
+        if canon not in seen:
+            seen.add(canon)
+            terms.append(canon)
+
+
 def library_from_network(
     exprs: Sequence[sympy.Expr],
     active: Mapping[int, Sequence],
@@ -128,15 +142,9 @@ def library_from_network(
             for combo in itertools.combinations_with_replacement(ordered, d):
                 monos.append(sympy.Mul(*combo))
         for mono in monos:
-            for alpha in sorted(alphas_all, key=lambda a: (sum(n for _, n in a), str(a))):
-                try:
-                    term = Term(mono, alpha)
-                except Exception:
-                    continue
-                _, canon = term.canonical()
-                if canon not in seen:
-                    seen.add(canon)
-                    terms.append(canon)
+            _add_terms(
+                mono, sorted(alphas_all, key=lambda a: (sum(n for _, n in a), str(a))), terms, seen
+            )
         terms.sort(key=lambda t: t.sort_key)
         return terms
     for s, alphas in active.items():
@@ -159,14 +167,6 @@ def library_from_network(
         for size, mono in parts:
             if size < rel_tol * top or not fields_in(mono):
                 continue
-            for alpha in alphas:
-                try:
-                    term = Term(mono, alpha)
-                except Exception:
-                    continue
-                _, canon = term.canonical()
-                if canon not in seen:
-                    seen.add(canon)
-                    terms.append(canon)
+            _add_terms(mono, alphas, terms, seen)
     terms.sort(key=lambda t: t.sort_key)
     return terms

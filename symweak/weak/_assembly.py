@@ -102,12 +102,7 @@ class WeakAssembler:
         """A_i^{(order)} of shape (K, N_i)."""
         return self._weights[axis][order]
 
-    def integrate(self, values, alphas: Sequence[Sequence[int]]) -> torch.Tensor:
-        """``G`` of shape (K, S): ∫ (-1)^{|α_s|} D^{α_s}Φ_k · F_s for F of shape (S, *grid).
-
-        ``alphas[s]`` is the multi-index of term s along the grid axes. ``values`` may be a
-        NumPy array or a torch tensor (gradients flow through it).
-        """
+    def _prepare(self, values, alphas):
         F = values if isinstance(values, torch.Tensor) else torch.as_tensor(values)
         F = F.to(dtype=self.dtype, device=self.device)
         if F.shape[1:] != self.shape:
@@ -115,8 +110,6 @@ class WeakAssembler:
                 f"Field values have shape {tuple(F.shape[1:])}, grid is {self.shape}."
             )
         alphas = [tuple(int(a) for a in al) for al in alphas]
-        if len(alphas) != F.shape[0]:
-            raise SymweakError(f"{F.shape[0]} fields but {len(alphas)} multi-indices.")
         for al in alphas:
             if len(al) != len(self.shape):
                 raise SymweakError(
@@ -128,6 +121,17 @@ class WeakAssembler:
                         f"Derivative order {a} along {name} exceeds this assembler's maximum "
                         f"({self.max_order[name]})."
                     )
+        return F, alphas
+
+    def integrate(self, values, alphas: Sequence[Sequence[int]]) -> torch.Tensor:
+        """``G`` of shape (K, S): ∫ (-1)^{|α_s|} D^{α_s}Φ_k · F_s for F of shape (S, *grid).
+
+        ``alphas[s]`` is the multi-index of term s along the grid axes. ``values`` may be a
+        NumPy array or a torch tensor (gradients flow through it).
+        """
+        F, alphas = self._prepare(values, alphas)
+        if len(alphas) != F.shape[0]:
+            raise SymweakError(f"{F.shape[0]} fields but {len(alphas)} multi-indices.")
         rest = int(np.prod(self.shape[1:])) if len(self.shape) > 1 else 1
         if self.n_tests * F.shape[0] * rest <= self.dense_limit:
             G = self._dense(F, alphas)
@@ -144,13 +148,7 @@ class WeakAssembler:
         The contraction along the first axis is shared by all multi-indices with the same
         first entry, so this costs little more than one :meth:`integrate` call.
         """
-        F = values if isinstance(values, torch.Tensor) else torch.as_tensor(values)
-        F = F.to(dtype=self.dtype, device=self.device)
-        if F.shape[1:] != self.shape:
-            raise SymweakError(
-                f"Field values have shape {tuple(F.shape[1:])}, grid is {self.shape}."
-            )
-        alphas = [tuple(int(a) for a in al) for al in alphas]
+        F, alphas = self._prepare(values, alphas)
         K, S = self.n_tests, F.shape[0]
         rest = int(np.prod(self.shape[1:])) if len(self.shape) > 1 else 1
         if K * S * rest > self.dense_limit:
