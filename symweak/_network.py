@@ -71,6 +71,7 @@ class NetworkSettings:
     lambda_r: float = 1e-3
     validation: float = 0.1
     extract_tol: float = 1e-3
+    max_degree: int = 4
     criterion: str = "wsindy"
     device: str | None = None
     grid_points: int = 8000
@@ -314,7 +315,7 @@ def fit_network(
             if strength[s, a_i] >= settings.extract_tol:
                 active.setdefault(s, []).append(tuple((c, n) for c, n in zip(coords, a) if n))
     rms = {f: float(np.sqrt(np.mean(Ug[..., i] ** 2))) for i, f in enumerate(obs.field_names)}
-    library = library_from_network(exprs, active, rms)
+    library = library_from_network(exprs, active, rms, max_degree=settings.max_degree)
     library = [t for t in library if t not in set(lhs_terms)]
     history["network_outputs"] = [sympy.sstr(e) for e in exprs]
     history["library"] = [t.short() for t in library]

@@ -67,3 +67,8 @@ def test_fixed_before_readout():
     with pytest.raises(SymweakError, match="Fix the architecture"):
         net.expressions()
     assert isinstance(Term(U, "x"), Term)
+
+
+def test_closure_degree_is_capped():
+    lib = library_from_network([U**27 + U], {0: [()]}, {"u": 1.0}, max_degree=4)
+    assert [t.short() for t in lib] == ["u", "u^2", "u^3", "u^4"]

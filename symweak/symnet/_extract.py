@@ -103,6 +103,7 @@ def library_from_network(
     field_rms: Mapping[str, float],
     rel_tol: float = 1e-3,
     closure: bool = True,
+    max_degree: int = 4,
 ) -> list[Term]:
     """Candidate terms D^α m from the trained network (paper section 4.4.2-4.4.3: "every
     monomial becomes its own candidate").
@@ -111,7 +112,9 @@ def library_from_network(
     its function arguments snapped; monomials whose typical size |c|·Π rms^power is below
     ``rel_tol`` of the largest are dropped. With ``closure`` (default), every monomial of
     degree up to the highest found, in the fields found, is a candidate, paired with every
-    derivative multi-index that carries weight: the network fixes the operators, the degree
+    derivative multi-index that carries weight (the degree is capped at ``max_degree``: a
+    deep network composes ^3 into degree 27, which no data can resolve): the network fixes
+    the operators, the degree
     and the derivative orders, and the final sparse regression picks the terms — a network
     can express u² as (au + b)³ - ... in many ways, and the regression should not depend on
     which one it settled in.
@@ -138,7 +141,7 @@ def library_from_network(
         import itertools
 
         ordered = sorted(fields, key=str)
-        for d in range(1, degree + 1):
+        for d in range(1, min(degree, max_degree) + 1):
             for combo in itertools.combinations_with_replacement(ordered, d):
                 monos.append(sympy.Mul(*combo))
         for mono in monos:
