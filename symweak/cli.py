@@ -81,6 +81,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     from .bench import CLASSIC_FILES, classic_observations, format_rows, get_system, run_case
 
+    if args.name == "speed":
+        from .bench._speed import speed_report
+
+        for line in speed_report(three_d=args.three_d):
+            print(line, flush=True)
+        return 0
     rows = []
     if args.name == "fullgrid":
         folder = Path(args.shared)
@@ -192,12 +198,13 @@ def build_parser() -> argparse.ArgumentParser:
             "sweep (`symweak bench fullgrid [NAMES] [--classic]`)."
         ),
     )
-    p.add_argument("name", help="a system name, `data` or `fullgrid`")
+    p.add_argument("name", help="a system name, `data`, `fullgrid` or `speed`")
     p.add_argument("rest", nargs="*", help="system name(s) after `data` / `fullgrid`")
     p.add_argument("--noises", type=float, nargs="+", default=[0.0, 0.01, 0.1, 0.25, 0.5, 1.0])
     p.add_argument("--classic", action="store_true", help="fullgrid: use PDE-FIND's files")
     p.add_argument("--shared", default="../shared/data", help="folder of the classic files")
     p.add_argument("--json", default=None, help="also write the rows as JSON")
+    p.add_argument("--3d", dest="three_d", action="store_true", help="speed: also the 3-D grid")
     p.add_argument("--out", help="output file (.npz, .mat, .h5, .nc); default NAME.npz")
     p.add_argument("--ratio", type=float, default=1.0, help="sampling ratio r (default 1)")
     p.add_argument("--noise", type=float, default=0.0, help="noise level sigma_NR (default 0)")

@@ -1,0 +1,89 @@
+"""Speed figures quoted in the closing notes: assembly and surrogate step times."""
+
+from __future__ import annotations
+
+import resource
+import time
+
+import numpy as np
+import torch
+
+__all__ = ["speed_report"]
+
+
+def _median_time(fn, repeats: int = 5) -> float:
+    times = []
+    for _ in range(repeats + 1):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times[1:]))
+
+
+def speed_report(three_d: bool = False) -> list[str]:
+    """Assembly (S = 20, K = 1000) and surrogate forward+backward step times, as text lines."""
+    from ..surrogate import DataTerm, Surrogate
+    from ..weak import TestFunctionSet, WeakAssembler
+    from ._systems import generate
+
+    lines = [f"torch threads: {torch.get_num_threads()}"]
+    t = np.linspace(0, 10, 101)
+    x = np.linspace(-8, 8, 256, endpoint=False)
+    tests = TestFunctionSet.random({"t": (0, 10), "x": (x[0], x[-1])}, 1000, seed=0)
+    asm = WeakAssembler({"t": t, "x": x}, tests, {"t": 1, "x": 4})
+    F = torch.randn(20, 101, 256, dtype=torch.float64)
+    alphas = [(0, i % 5) for i in range(20)]
+    lines.append(
+        f"assembly 101x256, S=20, K=1000: {1e3 * _median_time(lambda: asm.integrate(F, alphas)):.0f} ms"
+    )
+    if three_d:
+        axes = {
+            "t": np.linspace(0, 20, 101),
+            "x": np.linspace(1, 7.5, 300),
+            "y": np.linspace(-1.5, 1.5, 150),
+        }
+        tests3 = TestFunctionSet.random({n: (a[0], a[-1]) for n, a in axes.items()}, 1000, seed=0)
+        asm3 = WeakAssembler(axes, tests3, {"t": 1, "x": 2, "y": 2})
+        F3 = torch.randn(20, 101, 300, 150, dtype=torch.float64)
+        al3 = [(0, i % 3, (i // 3) % 3) for i in range(20)]
+        lines.append(
+            f"assembly 101x300x150, S=20, K=1000: {_median_time(lambda: asm3.integrate(F3, al3), 1):.2f} s"
+        )
+    obs = generate("burgers").sample(0.1, seed=0)
+
+    def step(model, data):
+        def run():
+            model.zero_grad(set_to_none=True)
+            grid = model.grid(data.axes) if data.on_grid else None
+            data.loss(grid).backward()
+
+        return run
+
+    for label, options in [("diagonal", {}), ("full", {"full": True})]:
+        model = Surrogate.for_observations(obs, seed=0, **options)
+        on_grid = DataTerm(model, obs)
+        off_grid = DataTerm(model, obs)
+        off_grid.on_grid = False
+        off_grid.points = torch.as_tensor(
+            np.stack([obs.coords["t"], obs.coords["x"]], 1), dtype=torch.float32
+        )
+        lines.append(
+            f"surrogate {label}: {len(obs)} points via the 101x256 grid "
+            f"{1e3 * _median_time(step(model, on_grid), 3):.0f} ms; off-grid points "
+            f"{1e3 * _median_time(step(model, off_grid), 3):.0f} ms (forward+backward)"
+        )
+    if three_d:
+        model = Surrogate({"t": (0, 20), "x": (1, 7.5), "y": (-1.5, 1.5)}, ["omega"], seed=0)
+        axes_t = [
+            torch.linspace(0, 20, 101),
+            torch.linspace(1, 7.5, 300),
+            torch.linspace(-1.5, 1.5, 150),
+        ]
+        start = time.perf_counter()
+        (model.grid(axes_t) ** 2).mean().backward()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
+        lines.append(
+            f"surrogate 101x300x150 grid forward+backward: {time.perf_counter() - start:.1f} s, "
+            f"process peak RSS {peak:.2f} GiB"
+        )
+    return lines
