@@ -80,3 +80,11 @@ def test_discover_command_saves_a_run(tmp_path, monkeypatch, capsys):
     loaded = symweak.Discovery.load(run)
     assert loaded.short() == first
     assert {t.short() for t in loaded.ir.terms} == {"d_x(u^2)", "u_xx", "u_xxxx"}
+
+
+def test_bench_speed_reports_figures(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path))
+    assert main(["bench", "speed"]) == 0
+    out = capsys.readouterr().out
+    assert "assembly 101x256, S=20, K=1000:" in out
+    assert "surrogate diagonal: 2586 points via the 101x256 grid" in out
