@@ -186,8 +186,44 @@ def build_library(obs, lhs_terms, ops, settings: GridSettings, constraints=None)
     return library
 
 
+def equation_libraries(obs, lhs_terms, library, constraints=None, rules=()):
+    """Per-equation libraries ``{lhs: [terms]}`` after the rules (constraint rules first,
+    then ``rules``), and the rule reports. Kept terms (``keep:``) survive every rule."""
+    from .rules import apply_rules
+
+    specs = [*(constraints.rules if constraints is not None else ()), *rules]
+    libs = {lhs: list(library) for lhs in lhs_terms}
+    if not specs:
+        return libs, []
+    coords = [sympy.Symbol(n) for n in obs.coord_names]
+    fields = [sympy.Function(f)(*coords) for f in obs.field_names]
+    libs, reports = apply_rules(libs, specs, coords, fields)
+    if constraints is not None and constraints.keep:
+        for lhs, lib in libs.items():
+            lib.extend(t for t in constraints.keep if t not in lib and t != lhs)
+    for report in reports:
+        log.info("%s", report)
+    return libs, reports
+
+
+def union(libraries: Mapping) -> list[Term]:
+    out, seen = [], set()
+    for lib in libraries.values():
+        for t in lib:
+            if t not in seen:
+                seen.add(t)
+                out.append(t)
+    return out
+
+
 def fit_grid(
-    obs, lhs_terms: Sequence[Term], ops, settings: GridSettings, seed: int, constraints=None
+    obs,
+    lhs_terms: Sequence[Term],
+    ops,
+    settings: GridSettings,
+    seed: int,
+    constraints=None,
+    rules=(),
 ):
     """Run the fast path; returns (equations, info) with per-equation regression details."""
     if not obs.is_full_grid:
@@ -199,8 +235,10 @@ def fit_grid(
         )
     start = time.perf_counter()
     library = build_library(obs, lhs_terms, ops, settings, constraints)
-    if not library:
-        raise SymweakError("The candidate library is empty; relax the constraints.")
+    libraries, reports = equation_libraries(obs, lhs_terms, library, constraints, rules)
+    library = union(libraries)
+    if not library or not all(libraries.values()):
+        raise SymweakError("The candidate library is empty; relax the constraints or rules.")
     axes = obs.grid.axes
     grids = {f: obs.to_grid(f) for f in obs.field_names}
     names = obs.coord_names
@@ -248,23 +286,25 @@ def fit_grid(
     ).numpy()
     equations = []
     info = []
-    keep_idx = []
-    if constraints is not None:
-        keep_set = set(constraints.keep)
-        keep_idx = [i for i, t in enumerate(library) if t in keep_set]
+    keep_set = set(constraints.keep) if constraints is not None else set()
+    position = {t: i for i, t in enumerate(library)}
     for lhs in lhs_terms:
+        lib = [t for t in libraries[lhs] if t in position]
+        cols = [position[t] for t in lib]
+        keep_idx = [i for i, t in enumerate(lib) if t in keep_set]
+        Ge = G[:, cols]
         b = assembler.integrate(values[[index[lhs.F]]], [lhs.orders(names)]).numpy()[:, 0]
         if settings.threshold is not None:
-            fit = stlsq(G, b, settings.threshold, keep=keep_idx)
+            fit = stlsq(Ge, b, settings.threshold, keep=keep_idx)
         else:
             fit = mstls(
-                G,
+                Ge,
                 b,
                 keep=keep_idx,
                 criterion=settings.criterion,
-                complexity=term_complexity(library, settings.complexity),
+                complexity=term_complexity(lib, settings.complexity),
             )
-        rhs = {library[j]: float(fit.coef[j]) for j in fit.support}
+        rhs = {lib[j]: float(fit.coef[j]) for j in fit.support}
         equations.append(Equation(lhs, rhs))
         info.append(
             {
@@ -272,7 +312,7 @@ def fit_grid(
                 "residual": fit.residual,
                 "threshold": fit.threshold,
                 "method": fit.method,
-                "library_size": len(library),
+                "library_size": len(lib),
             }
         )
     summary = {
@@ -285,6 +325,7 @@ def fit_grid(
             for i, n in enumerate(names)
         },
         "fits": info,
+        "rules": [r.as_dict() for r in reports],
         "non_finite_functions": bad,
         "noise_estimate": sigma,
     }

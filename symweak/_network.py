@@ -26,6 +26,7 @@ import sympy
 import torch
 
 from ._errors import SymweakError
+from ._fastpath import equation_libraries, union
 from .compile import compile_expressions
 from .ir import Equation, Term, multi_indices
 from .regress import mstls
@@ -116,8 +117,22 @@ class _Weak:
         return self.asm.integrate(vals, self.lhs_alphas)
 
 
+def _lstsq(G: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Column-scaled least squares, without gradient (ξ is re-solved every step)."""
+    with torch.no_grad():
+        scale = G.norm(dim=0).clamp_min(1e-300)
+        return torch.linalg.lstsq(G / scale, b[:, None]).solution[:, 0] / scale
+
+
 def fit_network(
-    obs, lhs_terms: Sequence[Term], ops, settings: NetworkSettings, seed: int, progress=True
+    obs,
+    lhs_terms: Sequence[Term],
+    ops,
+    settings: NetworkSettings,
+    seed: int,
+    progress=True,
+    constraints=None,
+    rules=(),
 ):
     """Run the three phases; returns (equations, surrogate, history, interrupted)."""
     torch.manual_seed(int(seed))
@@ -317,9 +332,16 @@ def fit_network(
     rms = {f: float(np.sqrt(np.mean(Ug[..., i] ** 2))) for i, f in enumerate(obs.field_names)}
     library = library_from_network(exprs, active, rms, max_degree=settings.max_degree)
     library = [t for t in library if t not in set(lhs_terms)]
+    if constraints is not None:
+        forbid = set(constraints.forbid)
+        library = [t for t in library if t not in forbid]
+        library += [t for t in [*constraints.add, *constraints.keep] if t not in library]
     history["network_outputs"] = [sympy.sstr(e) for e in exprs]
     history["library"] = [t.short() for t in library]
-    if not library:
+    libraries, reports = equation_libraries(obs, lhs_terms, library, constraints, rules)
+    library = union(libraries)
+    history["rules"] = [r.as_dict() for r in reports]
+    if not library or not all(libraries.values()):
         raise SymweakError(
             "The symbolic network produced no candidate term (every output was pruned). Try a "
             "smaller lambda_r, more search epochs, or a different operator set."
@@ -332,6 +354,8 @@ def fit_network(
             index[term.F] = len(funcs)
             funcs.append(term.F)
     library_fn = compile_expressions(funcs, fields, trainable=False).to(device)
+    position = {t: i for i, t in enumerate(library)}
+    cols = [[position[t] for t in libraries[lhs]] for lhs in lhs_terms]
     lib_alphas = [t.orders(names) for t in library]
     lib_index = [index[t.F] for t in library]
 
@@ -356,10 +380,9 @@ def fit_network(
         for _ in range(settings.tune_epochs if not interrupted else 0):
             opt.zero_grad(set_to_none=True)
             Ug, Gl, b = tune_system()
-            with torch.no_grad():
-                scale = Gl.norm(dim=0).clamp_min(1e-300)
-                coef = torch.linalg.lstsq(Gl / scale, b).solution / scale[:, None]
-            resid = Gl @ coef - b
+            resid = torch.stack(
+                [Gl[:, c] @ _lstsq(Gl[:, c], b[:, e]) - b[:, e] for e, c in enumerate(cols)], 1
+            )
             l_weak = ((resid**2).sum(0) / b_norm.double()).mean()
             loss = data.loss(Ug) + settings.lambda_w * l_weak.float()
             loss.backward()
@@ -386,8 +409,9 @@ def fit_network(
     equations = []
     fits = []
     for e, lhs in enumerate(lhs_terms):
-        fit = mstls(Gn, bn[:, e], criterion=settings.criterion)
-        equations.append(Equation(lhs, {library[j]: float(fit.coef[j]) for j in fit.support}))
+        fit = mstls(Gn[:, cols[e]], bn[:, e], criterion=settings.criterion)
+        lib = [library[j] for j in cols[e]]
+        equations.append(Equation(lhs, {lib[j]: float(fit.coef[j]) for j in fit.support}))
         fits.append({"lhs": lhs.short(), "residual": fit.residual, "method": fit.method})
     history["fits"] = fits
     surrogate.eval()

@@ -6,7 +6,7 @@ import json
 import logging
 import math
 import platform
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -230,7 +230,9 @@ def _lhs_terms(lhs, obs: Observations, constraints: Constraints | None) -> list[
     return terms
 
 
-def _discover_network(obs, opset, lhs_terms, seed, cons, max_order, network, progress) -> Discovery:
+def _discover_network(
+    obs, opset, lhs_terms, seed, cons, max_order, network, progress, rules=()
+) -> Discovery:
     from ._network import NetworkSettings, fit_network
 
     options = dict(network or {})
@@ -252,7 +254,7 @@ def _discover_network(obs, opset, lhs_terms, seed, cons, max_order, network, pro
             "obs.split_complex({'psi': ('u', 'v')}), then lhs='u_t, v_t'."
         )
     equations, surrogate, history, interrupted = fit_network(
-        obs, lhs_terms, opset, settings, seed, progress
+        obs, lhs_terms, opset, settings, seed, progress, cons, rules
     )
     if interrupted:
         log.warning("symweak: the run was interrupted; returning the best result so far")
@@ -261,6 +263,7 @@ def _discover_network(obs, opset, lhs_terms, seed, cons, max_order, network, pro
         "ops": opset.spec() if opset is not None else None,
         "lhs": [t.short() for t in lhs_terms],
         "constraints": cons.text if cons is not None else None,
+        "rules": [repr(r) for r in rules],
         **{k: (list(v) if isinstance(v, tuple) else v) for k, v in settings.__dict__.items()},
         "interrupted": interrupted,
     }
@@ -274,6 +277,28 @@ def _discover_network(obs, opset, lhs_terms, seed, cons, max_order, network, pro
         coords=obs.coord_names,
         fields=obs.field_names,
     )
+
+
+def _check_rules(rules, obs) -> list:
+    """Rules must be Rule objects; they are bound to the data's names now, so that a rule
+    naming a field the data lack fails before any training."""
+    from .rules import Rule
+
+    if rules is None:
+        return []
+    if isinstance(rules, Rule):
+        rules = [rules]
+    out = list(rules)
+    coords = [sympy.Symbol(n) for n in obs.coord_names]
+    fields = [sympy.Function(f)(*coords) for f in obs.field_names]
+    for rule in out:
+        if not isinstance(rule, Rule):
+            raise SymweakError(
+                f"rules= takes symweak.rules.Rule objects, got {type(rule).__name__}; for "
+                "rule text use constraints='rule NAME: x -> -x, u -> -u'."
+            )
+        rule.apply({}, coords, fields)  # binds names: raises on unknown fields/coordinates
+    return out
 
 
 def discover(
@@ -295,6 +320,7 @@ def discover(
     complexity: str = "terms",
     debias: bool = True,
     network: Mapping[str, Any] | None = None,
+    rules: Sequence | None = None,
     progress: bool = True,
 ) -> Discovery:
     """Discover the PDE governing ``data``.
@@ -323,6 +349,9 @@ def discover(
         ``embedding`` (False: the ablation without FE_φ), ``search`` (False: without NAS),
         ``nodes_per_op``, ``depth`` (L_max = 3), ``counts`` (K = {0,1,2,3}), epochs and
         learning rates per phase, ``lambda_w``, ``lambda_r``, ``n_tests``, ``device``.
+    rules: extra rewrite rules (:class:`symweak.rules.Rule` objects, e.g. ``Galilean("u")``,
+        ``U1("u", "v")`` or your own) applied to the candidate library after those named in
+        the constraints (``galilean(u, v)``, ``u1(u, v)``, ``rule NAME: ...``).
     """
     obs = _observations(data)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -342,9 +371,10 @@ def discover(
         raise SymweakError(f"method must be 'auto', 'grid' or 'network', got {method!r}.")
     if method == "auto":
         method = "grid" if obs.is_full_grid else "network"
+    rules = _check_rules(rules, obs)
     if method == "network":
         return _discover_network(
-            obs, opset, lhs_terms, int(seed), cons, max_order, network, progress
+            obs, opset, lhs_terms, int(seed), cons, max_order, network, progress, rules
         )
     from ._fastpath import GridSettings, fit_grid
 
@@ -362,12 +392,13 @@ def discover(
     )
     if progress:
         log.info("symweak: full-grid fast path on %s", obs.describe().splitlines()[0])
-    equations, summary = fit_grid(obs, lhs_terms, opset, settings, int(seed), cons)
+    equations, summary = fit_grid(obs, lhs_terms, opset, settings, int(seed), cons, rules)
     record = {
         "method": "grid",
         "ops": opset.spec() if opset is not None else None,
         "lhs": [t.short() for t in lhs_terms],
         "constraints": cons.text if cons is not None else None,
+        "rules": [repr(r) for r in rules],
         **settings.__dict__,
         "eta": list(settings.eta),
     }

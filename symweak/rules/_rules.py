@@ -1,0 +1,492 @@
+"""Invariance and equivariance rules as rewrites of candidate libraries.
+
+A rule is a point transformation g of coordinates and fields — ``x -> x - c*t, u -> u - c``
+(Galilean), ``u -> -v, v -> u`` (a quarter phase rotation, U(1)), ``x -> -x, u -> -u``
+(parity) — plus what to do with candidate terms that do not respect it.
+
+Developer notes:
+
+* g acts on a term T = D^α F(U) by the chain rule. With new coordinates X̄ = X(t, x, ...)
+  (affine) and new fields Ū = U(u, ...), the transformed field satisfies
+  ū(X̄(x)) = U(u(x)), so ∂/∂x̄ = J^{-T} ∂/∂x with J = ∂X̄/∂x. The image g(T) is therefore
+  D̄^α F(U(u)): a linear combination of terms D^β F'. It is computed as a *term vector*
+  ``{Term: coefficient}`` (coefficients may hold the group parameters), never by
+  differentiating numerically.
+* For an equation L = Σ ξ_T T (L its left-hand side) the transformation gives
+  g(L) = λ L + R_L. A term T belongs in the library when g(T) - λ T is a multiple of R_L:
+  the equation then keeps its form (with the same ξ). For transformations with parameters
+  (continuous groups) this is checked per parameter on the infinitesimal generator
+  d/dp g(·) at the identity; discrete transformations are checked as they are.
+* ``filter`` drops the terms that fail the check; ``augment`` adds, for every term T of the
+  library of the equation with left-hand side L_A, the terms of g(T) to the library of the
+  equation whose left-hand side is proportional to g(L_A) (for U(1): the imaginary part's);
+  both are repeated until nothing changes, so applying a rule twice changes nothing.
+* Galilean invariance (paper 4.6.1) is a filter plus derived flux terms: candidates
+  ∂_i(u_j f) for the left-hand side's field f and velocity components u_j are generated and
+  kept when their shift is a non-zero multiple of the frame shift of ∂_t f — the derivation
+  picks ∂_x(u²) for Burgers and ∂_x(uω), ∂_y(vω) for vorticity, with no per-system list.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import sympy
+from sympy.core.function import AppliedUndef
+
+from .._errors import SymweakError
+from ..ir import Term
+
+__all__ = [
+    "RULES",
+    "U1",
+    "Galilean",
+    "Rule",
+    "RuleReport",
+    "apply_rules",
+    "register_rule",
+    "rule_from_spec",
+]
+
+TermVector = dict  # {Term (canonical): sympy coefficient}
+
+
+def _name(obj) -> str:
+    if isinstance(obj, str):
+        return obj
+    if isinstance(obj, AppliedUndef):
+        return obj.func.__name__
+    if isinstance(obj, sympy.Symbol):
+        return obj.name
+    if isinstance(obj, sympy.FunctionClass):
+        return obj.__name__
+    raise SymweakError(f"A rule target must be a coordinate or a field, got {obj!r}.")
+
+
+@dataclass
+class RuleReport:
+    """What a rule did to each equation's library."""
+
+    rule: str
+    removed: dict = field(default_factory=dict)  # lhs text -> [term text]
+    added: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {"rule": self.rule, "removed": self.removed, "added": self.added}
+
+    def __str__(self) -> str:
+        parts = []
+        for lhs in sorted(set(self.removed) | set(self.added)):
+            rem, add = self.removed.get(lhs, []), self.added.get(lhs, [])
+            if rem:
+                parts.append(f"{lhs}: removed {', '.join(rem)}")
+            if add:
+                parts.append(f"{lhs}: added {', '.join(add)}")
+        return f"{self.rule}: " + ("; ".join(parts) if parts else "no change")
+
+
+class Rule:
+    """A transformation of coordinates and fields and what to do with terms it changes.
+
+    Parameters
+    ----------
+    name: shown in reports.
+    substitutions: ``{target: image}``; targets are coordinates or fields (SymPy objects or
+        names), images SymPy expressions of coordinates, fields and parameters, e.g.
+        ``{x: -x, u: -u}``. Coordinate maps must be affine in the coordinates.
+    action: ``"filter"`` (drop terms that break the symmetry) or ``"augment"`` (add the
+        images of the terms, for the regression to keep or drop).
+    parameters: the group parameters (free symbols of the images that are neither
+        coordinates nor fields are taken when not given).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> t, x = sympy.symbols("t x"); u = sympy.Function("u")(t, x)
+    >>> parity = Rule("parity", {x: -x, u: -u})
+    """
+
+    def __init__(
+        self,
+        name: str,
+        substitutions: Mapping,
+        action: str = "filter",
+        parameters: Sequence[sympy.Symbol] | None = None,
+    ) -> None:
+        if action not in ("filter", "augment"):
+            raise SymweakError(f"Rule action must be 'filter' or 'augment', got {action!r}.")
+        if not substitutions:
+            raise SymweakError(f"Rule `{name}` transforms nothing; give at least one mapping.")
+        self.name = str(name)
+        self.action = action
+        self.substitutions = {_name(k): sympy.sympify(v) for k, v in substitutions.items()}
+        self._parameters = tuple(parameters) if parameters is not None else None
+
+    def __repr__(self) -> str:
+        subs = ", ".join(f"{k} -> {sympy.sstr(v)}" for k, v in self.substitutions.items())
+        return f"Rule({self.name!r}: {subs} as {self.action})"
+
+    # ------------------------------------------------------------------ binding
+    def _bind(self, coords: Sequence[sympy.Symbol], fields: Sequence[sympy.Expr]):
+        """Coordinate images, field images and parameters in the problem's own objects."""
+        cnames = {c.name: c for c in coords}
+        fnames = {f.func.__name__: f for f in fields}
+
+        def rebind(expr: sympy.Expr) -> sympy.Expr:
+            reps = {}
+            for app in expr.atoms(AppliedUndef):
+                fname = app.func.__name__
+                if fname not in fnames:
+                    raise SymweakError(
+                        f"Rule `{self.name}` uses the field `{fname}`, which the data do not "
+                        f"have (fields: {', '.join(fnames)})."
+                    )
+                reps[app] = fnames[fname]
+            expr = expr.xreplace(reps)
+            return expr.xreplace({s: cnames[s.name] for s in expr.free_symbols if s.name in cnames})
+
+        cmap, fmap = {}, {}
+        for target, image in self.substitutions.items():
+            image = rebind(image)
+            if target in cnames:
+                cmap[cnames[target]] = image
+            elif target in fnames:
+                fmap[fnames[target]] = image
+            else:
+                raise SymweakError(
+                    f"Rule `{self.name}` transforms `{target}`, which is neither a coordinate "
+                    f"({', '.join(cnames)}) nor a field ({', '.join(fnames)}) of the data."
+                )
+        known = set(coords)
+        params = set()
+        for image in [*cmap.values(), *fmap.values()]:
+            free = image.xreplace({f: sympy.Dummy() for f in image.atoms(AppliedUndef)})
+            params |= {s for s in free.free_symbols if s not in known and not s.is_Dummy}
+        if self._parameters is not None:
+            params = {rebind(p) for p in self._parameters} | params
+        params = tuple(sorted(params, key=lambda s: s.name))
+        for c, image in cmap.items():
+            if image.atoms(AppliedUndef):
+                raise SymweakError(
+                    f"Rule `{self.name}`: the image of coordinate {c} may not contain fields."
+                )
+        # Jacobian J[j, i] = dX_j / dx_i; the map must be affine in the coordinates.
+        X = [cmap.get(c, c) for c in coords]
+        J = sympy.Matrix([[sympy.diff(Xj, xi) for xi in coords] for Xj in X])
+        if any(sympy.diff(e, c) != 0 for e in J for c in coords):
+            raise SymweakError(
+                f"Rule `{self.name}`: coordinate maps must be affine (such as x -> -x, "
+                "x -> a*x or x -> x - c*t); got a map that is not."
+            )
+        if J.det() == 0:
+            raise SymweakError(f"Rule `{self.name}`: the coordinate map is not invertible.")
+        Dbar = J.inv().T  # d/dxbar_i = sum_k Dbar[i, k] d/dx_k
+        self._cmap = cmap
+        return tuple(coords), fmap, params, Dbar
+
+    def identity(self, bound) -> dict:
+        """Parameter values (0 or 1 each) at which the transformation is the identity."""
+        _coords, fmap, params, _ = bound
+        cmap = self._cmap
+        if not params:
+            return {}
+        for trial in itertools.product((0, 1), repeat=len(params)):
+            point = dict(zip(params, trial))
+            if all(sympy.simplify(img.subs(point) - c) == 0 for c, img in cmap.items()) and all(
+                sympy.simplify(img.subs(point) - f) == 0 for f, img in fmap.items()
+            ):
+                return point
+        raise SymweakError(
+            f"Rule `{self.name}` has parameters {', '.join(map(str, params))} but no choice of "
+            "0 or 1 for them makes it the identity; write it so that p = 0 (a shift) or "
+            "p = 1 (a scaling) is the identity."
+        )
+
+    # ------------------------------------------------------------------ action on terms
+    def image(self, term: Term, bound) -> TermVector:
+        """g(T) as a term vector ``{Term: coefficient}``."""
+        coords, fmap, _params, Dbar = bound
+        F = term.F.xreplace(fmap)
+        orders = term.orders([c.name for c in coords])
+        d = sympy.symbols(f"_d0:{len(coords)}", commutative=True)
+        op = sympy.Integer(1)
+        for i, n in enumerate(orders):
+            if n:
+                op *= sum(Dbar[i, k] * d[k] for k in range(len(coords))) ** n
+        poly = sympy.Poly(sympy.expand(op), *d)
+        out: TermVector = {}
+        for monom, coeff in poly.terms():
+            alpha = {coords[k]: n for k, n in enumerate(monom) if n}
+            for part in sympy.Add.make_args(sympy.expand(F)):
+                c, mono = part.as_independent(*part.atoms(AppliedUndef), as_Add=False)
+                if not mono.atoms(AppliedUndef):
+                    if alpha:
+                        continue  # the derivative of a constant
+                    c, mono = part, sympy.Integer(1)
+                if alpha and not _depends_on(mono, alpha):
+                    continue
+                factor, canon = Term(mono, alpha).canonical()
+                out[canon] = out.get(canon, 0) + coeff * c * factor
+        return {k: v for k, v in out.items() if sympy.simplify(v) != 0}
+
+    def residuals(self, term: Term, lhs: Term, bound, point) -> list[TermVector]:
+        """Per generator (parameter), or once for a discrete map: (g(T) - λ T, g(L) - λ L)."""
+        lam_vec = self.image(lhs, bound)
+        canon_lhs = lhs.canonical()
+        lam = lam_vec.get(canon_lhs[1], 0) / canon_lhs[0]
+        gT = self.image(term, bound)
+        ft, ct = term.canonical()
+        gT[ct] = gT.get(ct, 0) - lam * ft
+        rL = dict(lam_vec)
+        rL[canon_lhs[1]] = rL.get(canon_lhs[1], 0) - lam * canon_lhs[0]
+        params = bound[2]
+        if not params:
+            return [(_clean(gT), _clean(rL))]
+        out = []
+        for p in params:
+            out.append(
+                (
+                    _clean({k: sympy.diff(v, p).subs(point) for k, v in gT.items()}),
+                    _clean({k: sympy.diff(v, p).subs(point) for k, v in rL.items()}),
+                )
+            )
+        return out
+
+    def respects(self, term: Term, lhs: Term, bound, point) -> bool:
+        """True when T may appear in the equation for ``lhs`` without breaking the rule."""
+        return all(_proportional(rt, rl) for rt, rl in self.residuals(term, lhs, bound, point))
+
+    # ------------------------------------------------------------------ libraries
+    def apply(
+        self,
+        libraries: Mapping[Term, Sequence[Term]],
+        coords: Sequence[sympy.Symbol],
+        fields: Sequence[sympy.Expr],
+    ) -> tuple[dict[Term, list[Term]], RuleReport]:
+        """The libraries after the rule, and a report of what was removed and added."""
+        bound = self._bind(coords, fields)
+        point = self.identity(bound)
+        libs = {lhs: list(lib) for lhs, lib in libraries.items()}
+        report = RuleReport(self.name)
+        if self.action == "filter":
+            for lhs, lib in libs.items():
+                keep = [t for t in lib if self.respects(t, lhs, bound, point)]
+                gone = [t.short() for t in lib if t not in keep]
+                if gone:
+                    report.removed[lhs.short()] = gone
+                libs[lhs] = keep
+        else:
+            self._augment(libs, bound, point, report)
+        return libs, report
+
+    def _target(self, lhs: Term, lhs_terms: Sequence[Term], bound, point) -> Term | None:
+        vec = self.image(lhs, bound)
+        vec = {k: (v.subs(point) if bound[2] else v) for k, v in vec.items()}
+        vec = _clean(vec)
+        if len(vec) != 1:
+            return None
+        (img,) = vec
+        for other in lhs_terms:
+            if other.canonical()[1] == img:
+                return other
+        return None
+
+    def _augment(self, libs, bound, point, report):
+        lhs_terms = list(libs)
+        targets = {lhs: self._target(lhs, lhs_terms, bound, point) for lhs in lhs_terms}
+        for _ in range(8):
+            changed = False
+            for lhs in lhs_terms:
+                dest = targets[lhs]
+                if dest is None:
+                    continue
+                for term in list(libs[lhs]):
+                    vec = self.image(term, bound)
+                    if bound[2]:
+                        images = set()
+                        for p in bound[2]:
+                            step = {k: sympy.diff(v, p).subs(point) for k, v in vec.items()}
+                            images |= set(_clean(step))
+                    else:
+                        images = set(vec)
+                    for new in sorted(images, key=lambda t: t.sort_key):
+                        if new == dest or new in libs[dest] or (not new.alpha and new.F.is_number):
+                            continue
+                        libs[dest].append(new)
+                        report.added.setdefault(dest.short(), []).append(new.short())
+                        changed = True
+            if not changed:
+                break
+
+
+def _depends_on(mono: sympy.Expr, alpha: Mapping) -> bool:
+    args = set().union(*(f.args for f in mono.atoms(AppliedUndef)))
+    return all(s in args for s in alpha)
+
+
+def _clean(vec: TermVector) -> TermVector:
+    out = {}
+    for k, v in vec.items():
+        v = sympy.simplify(v)
+        if v != 0:
+            out[k] = v
+    return out
+
+
+def _proportional(rt: TermVector, rl: TermVector) -> bool:
+    """rt = κ·rl for a number κ (rt = 0 always qualifies)."""
+    if not rt:
+        return True
+    if not rl or set(rt) - set(rl):
+        return False
+    ratio = None
+    for k, v in rl.items():
+        r = sympy.simplify(rt.get(k, 0) / v)
+        if not r.is_number:
+            return False
+        if ratio is None:
+            ratio = r
+        elif sympy.simplify(r - ratio) != 0:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------- built-ins
+class Galilean(Rule):
+    """Galilean invariance (paper 4.6.1) for velocity fields ``velocities`` (along x, y, z).
+
+    Filters the terms that depend on absolute velocity and adds the flux terms
+    ∂_i(u_i f) that cancel the frame shift of ∂_t f — both derived from the transformation
+    x_i -> x_i - c_i t, u_i -> u_i - c_i.
+    """
+
+    def __init__(self, *velocities: str, time: str = "t") -> None:
+        if not velocities:
+            raise SymweakError("galilean(...) needs the velocity fields, e.g. galilean(u, v).")
+        self.velocities = tuple(_name(v) for v in velocities)
+        self.time = time
+        self.name = f"galilean({', '.join(self.velocities)})"
+        self.action = "filter"
+        self._parameters = None
+        self.substitutions = {}
+
+    def _space(self, coords):
+        space = [c for c in coords if c.name != self.time]
+        if len(coords) == len(space):
+            raise SymweakError(
+                f"{self.name} needs a time coordinate `{self.time}`; the data have "
+                f"{', '.join(c.name for c in coords)}."
+            )
+        if len(self.velocities) > len(space):
+            raise SymweakError(
+                f"{self.name} lists {len(self.velocities)} velocity fields but the data have "
+                f"only {len(space)} space coordinate(s)."
+            )
+        return space
+
+    def apply(self, libraries, coords, fields):
+        space = self._space(coords)
+        t = next(c for c in coords if c.name == self.time)
+        subs = {}
+        for vel, x in zip(self.velocities, space):
+            c = sympy.Symbol(f"c_{x.name}")
+            subs[x.name] = x - c * t
+            subs[vel] = sympy.Function(vel)(*coords) - c
+        self.substitutions = subs
+        bound = self._bind(coords, fields)
+        point = {p: 0 for p in bound[2]}
+        fmap = {f.func.__name__: f for f in fields}
+        libs = {lhs: list(lib) for lhs, lib in libraries.items()}
+        report = RuleReport(self.name)
+        for lhs, lib in libs.items():
+            keep = [term for term in lib if self.respects(term, lhs, bound, point)]
+            gone = [term.short() for term in lib if term not in keep]
+            if gone:
+                report.removed[lhs.short()] = gone
+            # Derived flux terms: d_i(u_j f) whose shift cancels part of the frame shift.
+            if lhs.field_names and dict(lhs.order).get(t, 0) >= 1:
+                f = fmap[lhs.field_names[0]]
+                for vel, x in itertools.product(self.velocities, space):
+                    cand = Term(fmap[vel] * f, {x: 1}).canonical()[1]
+                    if cand in keep or cand == lhs:
+                        continue
+                    res = self.residuals(cand, lhs, bound, point)
+                    if all(_proportional(rt, rl) for rt, rl in res) and any(rt for rt, _ in res):
+                        keep.append(cand)
+                        report.added.setdefault(lhs.short(), []).append(cand.short())
+            libs[lhs] = keep
+        return libs, report
+
+
+class U1(Rule):
+    """The U(1) equivariance hypothesis for ψ = re + i·im (paper 4.6.2): the quarter turn
+    re -> -im, im -> re as an augmentation — every term T(u, v) of one part's library brings
+    its counterpart -T(-v, u) into the other's."""
+
+    def __init__(self, real: str, imag: str) -> None:
+        real, imag = _name(real), _name(imag)
+        if real == imag:
+            raise SymweakError("u1(...) needs two different fields: the real and imaginary part.")
+        self.real, self.imag = real, imag
+        self.name = f"u1({real}, {imag})"
+        self.action = "augment"
+        self._parameters = ()
+        self.substitutions = {}
+
+    def apply(self, libraries, coords, fields):
+        u = sympy.Function(self.real)(*coords)
+        v = sympy.Function(self.imag)(*coords)
+        self.substitutions = {self.real: -v, self.imag: u}
+        return Rule.apply(self, libraries, coords, fields)
+
+
+#: Built-in rules by the name the constraint grammar uses.
+RULES: dict = {"galilean": Galilean, "u1": U1}
+
+
+def register_rule(
+    name: str, factory, min_fields: int = 1, max_fields: int = 3, summary: str = ""
+) -> None:
+    """Make ``name(f1, f2, ...)`` in constraint text build ``factory("f1", "f2", ...)``.
+
+    ``factory`` returns a :class:`Rule`; ``min_fields``/``max_fields`` bound the number of
+    field names the grammar accepts.
+    """
+    from ..grammar._parser import BUILTIN_RULES
+
+    if not callable(factory):
+        raise SymweakError(f"register_rule: factory for `{name}` is not callable.")
+    RULES[name] = factory
+    BUILTIN_RULES[name] = (int(min_fields), int(max_fields), summary or f"user rule {name}")
+
+
+def rule_from_spec(spec) -> Rule:
+    """A :class:`Rule` from a parsed :class:`~symweak.grammar.RuleSpec`."""
+    if spec.builtin:
+        if spec.name not in RULES:
+            raise SymweakError(f"Unknown rule `{spec.name}`; known: {', '.join(sorted(RULES))}.")
+        return RULES[spec.name](*spec.fields)
+    return Rule(spec.name, spec.mapping(), spec.action, spec.parameters)
+
+
+def apply_rules(
+    libraries: Mapping[Term, Sequence[Term]],
+    rules: Iterable,
+    coords: Sequence[sympy.Symbol],
+    fields: Sequence[sympy.Expr],
+) -> tuple[dict[Term, list[Term]], list[RuleReport]]:
+    """Apply ``rules`` in order to per-equation libraries ``{lhs: [terms]}``.
+
+    Returns the new libraries and one :class:`RuleReport` per rule. The inputs are not
+    modified.
+    """
+    libs = {lhs: list(lib) for lhs, lib in libraries.items()}
+    reports = []
+    for rule in rules:
+        if not isinstance(rule, Rule):
+            rule = rule_from_spec(rule)
+        libs, report = rule.apply(libs, coords, fields)
+        reports.append(report)
+    return libs, reports

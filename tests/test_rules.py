@@ -1,0 +1,158 @@
+"""The rule engine on hand-made libraries: what is removed, added, paired; idempotence."""
+
+import pytest
+import sympy
+from hypothesis import given
+from hypothesis import strategies as st
+
+import symweak
+from symweak import SymweakError, parse_constraints
+from symweak.bench import generate
+from symweak.grammar import parse_terms
+from symweak.rules import U1, Galilean, Rule, apply_rules, register_rule, rule_from_spec
+
+t, x, y = sympy.symbols("t x y")
+u1d = sympy.Function("u")(t, x)
+
+
+def terms(text, coords="t,x", fields=("u",)):
+    return parse_terms(text, coords=coords, fields=list(fields))
+
+
+def shorts(lib):
+    return [term.short() for term in lib]
+
+
+BURGERS_LIB = "u, u^2, u^3, u_x, d_x(u^2), d_x(u^3), u_xx, d_xx(u^2), u_xxx"
+(UT,) = terms("u_t")
+
+
+def test_galilean_burgers_removes_absolute_velocity_terms():
+    libs, (report,) = apply_rules({UT: terms(BURGERS_LIB)}, [Galilean("u")], [t, x], [u1d])
+    assert shorts(libs[UT]) == ["u_x", "d_x(u^2)", "u_xx", "u_xxx"]
+    assert report.removed == {"u_t": ["u", "u^2", "u^3", "d_x(u^3)", "d_xx(u^2)"]}
+    assert report.added == {}
+    assert str(report) == "galilean(u): u_t: removed u, u^2, u^3, d_x(u^3), d_xx(u^2)"
+
+
+def test_galilean_adds_the_derived_flux_term():
+    libs, (report,) = apply_rules({UT: terms("u_xx")}, [Galilean("u")], [t, x], [u1d])
+    assert shorts(libs[UT]) == ["u_xx", "d_x(u^2)"]
+    assert report.added == {"u_t": ["d_x(u^2)"]}
+
+
+def test_galilean_vorticity_from_substitution():
+    fields = ("w", "u", "v")
+    W, U, V = (sympy.Function(n)(t, x, y) for n in fields)
+    (wt,) = terms("w_t", "t,x,y", fields)
+    lib = terms(
+        "w, u, v, u^2, u*w, w_x, w_yy, u_x, d_x(v*w), d_y(u*w), u*v, d_xy(w)", "t,x,y", fields
+    )
+    libs, (report,) = apply_rules({wt: lib}, [Galilean("u", "v")], [t, x, y], [W, U, V])
+    # w itself is invariant (the vorticity does not change with the frame); u, v are not.
+    assert report.removed == {"w_t": ["u", "v", "u^2", "u*w", "d_x(v*w)", "d_y(u*w)", "u*v"]}
+    assert report.added == {"w_t": ["d_x(u*w)", "d_y(v*w)"]}
+    assert shorts(libs[wt]) == ["w", "w_x", "w_yy", "u_x", "w_xy", "d_x(u*w)", "d_y(v*w)"]
+
+
+def test_galilean_errors():
+    with pytest.raises(SymweakError, match="needs a time coordinate `t`"):
+        Galilean("u").apply({}, [x], [sympy.Function("u")(x)])
+    with pytest.raises(SymweakError, match="lists 2 velocity fields but the data have only 1"):
+        Galilean("u", "v").apply({}, [t, x], [u1d, sympy.Function("v")(t, x)])
+    with pytest.raises(SymweakError, match="needs the velocity fields"):
+        Galilean()
+
+
+def test_u1_augmentation_pairs_real_and_imaginary_libraries():
+    U, V = (sympy.Function(n)(t, x) for n in "uv")
+    ut, vt = terms("u_t, v_t", fields="uv")
+    libs = {ut: terms("v_xx, u^2*v", fields="uv"), vt: terms("u_xx, u^3", fields="uv")}
+    new, (report,) = apply_rules(libs, [U1("u", "v")], [t, x], [U, V])
+    # T(u, v) in u_t brings T(-v, u) into v_t, and v_t's T brings T(v, -u) into u_t.
+    assert shorts(new[vt]) == ["u_xx", "u^3", "u*v^2"]
+    assert shorts(new[ut]) == ["v_xx", "u^2*v", "v^3"]
+    assert report.added == {"v_t": ["u*v^2"], "u_t": ["v^3"]}
+    again, (report2,) = apply_rules(new, [U1("u", "v")], [t, x], [U, V])
+    assert again == new and report2.added == {} and report2.removed == {}
+    assert libs[vt] == terms("u_xx, u^3", fields="uv")  # the input is not modified
+
+
+def test_user_rule_parity_from_grammar():
+    cons = parse_constraints("rule parity: x -> -x, u -> -u as filter", coords="t,x", fields=["u"])
+    rule = rule_from_spec(cons.rules[0])
+    libs, (report,) = apply_rules({UT: terms(BURGERS_LIB)}, [rule], [t, x], [u1d])
+    assert shorts(libs[UT]) == ["u", "u^3", "d_x(u^2)", "u_xx"]
+    assert report.removed == {"u_t": ["u^2", "u_x", "d_x(u^3)", "d_xx(u^2)", "u_xxx"]}
+
+
+def test_user_rule_scaling_with_a_parameter():
+    # Burgers' scaling x -> a x, t -> a^2 t, u -> u / a keeps the terms of weight -3:
+    # its own two, and u^3 (which the scaling alone cannot rule out).
+    cons = parse_constraints("rule scaling: x -> a*x, t -> a^2*t, u -> u/a", coords="t,x")
+    libs, _ = apply_rules({UT: terms(BURGERS_LIB)}, [rule_from_spec(cons.rules[0])], [t, x], [u1d])
+    assert shorts(libs[UT]) == ["u^3", "d_x(u^2)", "u_xx"]
+
+
+def test_user_augment_rule_equals_u1():
+    U, V = (sympy.Function(n)(t, x) for n in "uv")
+    ut, vt = terms("u_t, v_t", fields="uv")
+    libs = {ut: terms("v_xx, u^2*v", fields="uv"), vt: terms("u_xx", fields="uv")}
+    quarter = Rule("quarter", {"u": -V, "v": U}, action="augment")
+    a, _ = apply_rules(libs, [quarter], [t, x], [U, V])
+    b, _ = apply_rules(libs, [U1("u", "v")], [t, x], [U, V])
+    assert a == b
+
+
+def test_rule_errors():
+    with pytest.raises(SymweakError, match="uses the field `q`, which the data do not have"):
+        Rule("bad", {"u": sympy.Function("q")(t, x)}).apply({}, [t, x], [u1d])
+    with pytest.raises(SymweakError, match="coordinate maps must be affine"):
+        Rule("bad", {"x": x**2}).apply({}, [t, x], [u1d])
+    with pytest.raises(SymweakError, match="neither a coordinate"):
+        Rule("bad", {"y": -y}).apply({}, [t, x], [u1d])
+    with pytest.raises(SymweakError, match="no choice of 0 or 1"):
+        a = sympy.Symbol("a")
+        Rule("bad", {"x": x + a + 2}).apply({UT: terms("u_x")}, [t, x], [u1d])
+    with pytest.raises(SymweakError, match="must be 'filter' or 'augment'"):
+        Rule("bad", {"x": -x}, action="pair")
+    with pytest.raises(SymweakError, match="transforms nothing"):
+        Rule("bad", {})
+
+
+def test_register_rule_makes_a_grammar_name():
+    register_rule(
+        "reflect", lambda f: Rule("reflect", {"x": -x, f: -sympy.Function(f)(t, x)}), 1, 1
+    )
+    cons = parse_constraints("reflect(u)", coords="t,x", fields=["u"])
+    libs, _ = apply_rules({UT: terms("u^2, u_xx")}, cons.rules, [t, x], [u1d])
+    assert shorts(libs[UT]) == ["u_xx"]
+
+
+@given(st.lists(st.sampled_from(terms(BURGERS_LIB)), unique=True, max_size=9))
+def test_rules_are_idempotent(lib):
+    parity = Rule("parity", {x: -x, u1d: -u1d})
+    for rule in (Galilean("u"), parity):
+        once, _ = apply_rules({UT: lib}, [rule], [t, x], [u1d])
+        twice, (report,) = apply_rules(once, [rule], [t, x], [u1d])
+        assert once == twice
+        assert report.removed == {} and report.added == {}
+
+
+def test_discover_applies_constraint_rules_on_the_fast_path():
+    obs = generate("burgers", cache=False)
+    res = symweak.discover(obs, lhs="u_t", constraints="galilean(u)", progress=False)
+    report = res.history["grid"]["rules"][0]
+    assert report["rule"] == "galilean(u)"
+    assert "u^2" in report["removed"]["u_t"] and "d_x(u^2)" not in report["removed"]["u_t"]
+    assert res.short() == "u_t = -0.5*d_x(u^2) + 0.1*u_xx" or res.ir.isclose(
+        symweak.parse_equation("u_t = -0.5*d_x(u^2) + 0.1*u_xx"), rtol=1e-6
+    )
+
+
+def test_discover_rejects_bad_rules_before_training():
+    obs = generate("burgers", cache=False)
+    with pytest.raises(SymweakError, match=r"rules= takes symweak\.rules\.Rule objects, got str"):
+        symweak.discover(obs, rules=["galilean(u)"])
+    with pytest.raises(SymweakError, match="uses the field `q`"):
+        symweak.discover(obs, rules=[Rule("bad", {"u": sympy.Function("q")(t, x)})])
