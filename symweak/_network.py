@@ -371,6 +371,7 @@ def fit_network(
     opt = torch.optim.Adam(surrogate.parameters(), lr=settings.lr_joint_surrogate)
     t0 = time.perf_counter()
     record = []
+    trajectories: dict = {}
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -380,9 +381,13 @@ def fit_network(
         for _ in range(settings.tune_epochs if not interrupted else 0):
             opt.zero_grad(set_to_none=True)
             Ug, Gl, b = tune_system()
-            resid = torch.stack(
-                [Gl[:, c] @ _lstsq(Gl[:, c], b[:, e]) - b[:, e] for e, c in enumerate(cols)], 1
-            )
+            coefs = [_lstsq(Gl[:, c], b[:, e]) for e, c in enumerate(cols)]
+            resid = torch.stack([Gl[:, c] @ coefs[e] - b[:, e] for e, c in enumerate(cols)], 1)
+            if len(record) % max(1, settings.tune_epochs // 50) == 0:
+                for e, lhs in enumerate(lhs_terms):
+                    per = trajectories.setdefault(lhs.short(), {})
+                    for j, value in zip(cols[e], coefs[e].tolist()):
+                        per.setdefault(library[j].short(), []).append(value)
             l_weak = ((resid**2).sum(0) / b_norm.double()).mean()
             loss = data.loss(Ug) + settings.lambda_w * l_weak.float()
             loss.backward()
@@ -400,6 +405,7 @@ def fit_network(
         "seconds": time.perf_counter() - t0,
         "epochs": len(record),
         "weak_loss": record[:: max(1, len(record) // 50)],
+        "coefficients": trajectories,
     }
 
     # ---------------------------------------------------------------- final sparse fit

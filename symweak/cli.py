@@ -101,7 +101,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                 print(format_rows([row]).splitlines()[-1], flush=True)
     else:
         system = get_system(args.name)
-        row = run_case(system.name, args.ratio, args.noise, args.seed)
+        row = run_case(system.name, args.ratio, args.noise, args.seed, rules=not args.no_rules)
         rows.append(row)
         print(format_rows(rows))
     if args.json:
@@ -131,6 +131,42 @@ def _cmd_discover(args: argparse.Namespace) -> int:
     if args.out:
         res.save(args.out)
         print(f"saved {args.out}")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from .discover import Discovery
+    from .export import TARGETS
+
+    res = Discovery.load(args.run)
+    periodic = [p.strip() for p in args.periodic.split(",") if p.strip()] if args.periodic else []
+    text = res.to_code(args.to, periodic=periodic, accuracy=args.accuracy)
+    if args.out in (None, "-"):
+        sys.stdout.write(text)
+        return 0
+    from .export import write
+
+    write(text, args.out)
+    print(f"wrote {args.out} ({TARGETS[args.to].description})")
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from .data import load
+    from .discover import Discovery
+    from .plot import save_figures
+
+    res = Discovery.load(args.run)
+    obs = load(args.data) if args.data else None
+    out = args.out or str(Path(args.run).with_suffix("")) + "_figures"
+    made = save_figures(res, out, obs)
+    if not made:
+        raise SymweakError(
+            "Nothing to plot: the result has no training history; pass --data FILE to plot "
+            "the fields."
+        )
+    for path in made:
+        print(f"wrote {path}")
     return 0
 
 
@@ -182,6 +218,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="save the result as JSON")
     p.set_defaults(func=_cmd_discover)
 
+    p = sub.add_parser(
+        "export", help="write a saved result as LaTeX, NumPy, a simulation script, PyTorch or C"
+    )
+    p.add_argument("run", help="a result saved by `symweak discover --out RUN.json`")
+    p.add_argument("--to", required=True, choices=["latex", "numpy", "sim", "torch", "c"])
+    p.add_argument("--out", default=None, help="output file (default: standard output)")
+    p.add_argument("--periodic", default="", help='periodic space axes, e.g. "x,y"')
+    p.add_argument("--accuracy", type=int, default=4, help="finite-difference accuracy (even)")
+    p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser("plot", help="figures of a saved result (losses, coefficients, fields)")
+    p.add_argument("run", help="a result saved by `symweak discover --out RUN.json`")
+    p.add_argument("--data", default=None, help="the observations, to plot fields and residuals")
+    p.add_argument("--out", default=None, help="folder for the PNG files (default RUN_figures)")
+    p.set_defaults(func=_cmd_plot)
+
     p = sub.add_parser("parse", help="check operator sets, terms, equations or constraint specs")
     p.add_argument("kind", choices=["ops", "term", "equation", "constraints"])
     p.add_argument("text", help="the text to parse (or a file name with --file)")
@@ -210,6 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--noise", type=float, default=0.0, help="noise level sigma_NR (default 0)")
     p.add_argument("--seed", type=int, default=0, help="seed for sampling and noise")
     p.add_argument("--complex", action="store_true", help="keep complex fields (NLS) unsplit")
+    p.add_argument(
+        "--no-rules",
+        action="store_true",
+        help="run without the system's physical rules (Galilean for NS, U(1) for NLS)",
+    )
     p.set_defaults(func=_cmd_bench)
     return parser
 

@@ -107,6 +107,145 @@ class Discovery:
             )
         return self.surrogate.predict(coords)
 
+    # ------------------------------------------------------------------ export
+    def to_code(
+        self,
+        target: str = "numpy",
+        *,
+        periodic=(),
+        accuracy: int = 4,
+        integrator: str = "BDF",
+    ) -> str:
+        """The equation(s) as ``"latex"`` (a document), ``"numpy"`` (``rhs(fields, spacing)``),
+        ``"sim"`` (a method-of-lines simulation script), ``"torch"`` (an ``nn.Module``) or
+        ``"c"`` (``symweak_rhs(...)``). ``periodic`` names the space axes that wrap around."""
+        from .export import render
+
+        return render(
+            self.system,
+            target,
+            self.coords,
+            periodic=periodic,
+            accuracy=accuracy,
+            method=self.method,
+            seed=self.seed,
+            integrator=integrator,
+        )
+
+    def export(self, path, target: str | None = None, **options) -> Path:
+        """Write :meth:`to_code` to ``path``; the target follows the suffix when not given
+        (``.tex`` LaTeX, ``.py`` NumPy, ``.c`` C)."""
+        path = Path(path)
+        if target is None:
+            by_suffix = {".tex": "latex", ".py": "numpy", ".c": "c"}
+            if path.suffix not in by_suffix:
+                raise SymweakError(
+                    f"Cannot tell the export target from {path.name!r}; name it .tex, .py or "
+                    ".c, or pass target='latex'|'numpy'|'sim'|'torch'|'c'."
+                )
+            target = by_suffix[path.suffix]
+        from .export import write
+
+        write(self.to_code(target, **options), path)
+        return path
+
+    def simulate(
+        self,
+        data,
+        *,
+        periodic=None,
+        integrator: str = "BDF",
+        rtol: float = 1e-6,
+        atol: float = 1e-8,
+    ):
+        """Integrate the discovered PDE from the first snapshot of ``data`` and compare.
+
+        ``data``: observations that fill a grid (or a file), or scattered observations when
+        this result has a surrogate (its prediction on the data's grid is used).
+        ``periodic``: space axes that wrap around (default: those recorded in the data's
+        metadata, else none). Returns a :class:`Simulation` with the simulated fields and the
+        relative L2 error against the data per field.
+        """
+        import types
+
+        obs = _observations(data)
+        if obs.grid is None:
+            raise DataError(
+                "simulate() needs observations on a grid (the time axis and every space axis); "
+                "these are scattered points."
+            )
+        axes = dict(obs.grid.axes)
+        if "t" not in axes:
+            raise DataError("simulate() needs a time coordinate `t` in the data.")
+        if obs.is_full_grid:
+            grids = {f: obs.to_grid(f) for f in obs.field_names}
+        elif self.surrogate is not None:
+            grids = self.surrogate.predict_grid(axes)
+        else:
+            raise DataError(
+                "The data do not fill their grid and this result has no surrogate to fill it; "
+                "pass the full grid."
+            )
+        if periodic is None:
+            periodic = tuple(obs.meta.get("periodic", ()))
+        order = list(axes)
+        if order[0] != "t":
+            raise DataError("simulate() expects time as the first axis of the grid.")
+        code = self.to_code("sim", periodic=periodic, integrator=integrator)
+        module = types.ModuleType("symweak_simulation")
+        exec(compile(code, "<symweak simulation>", "exec"), module.__dict__)
+        t = np.asarray(axes["t"], dtype=float)
+        spacing = {n: float(axes[n][1] - axes[n][0]) for n in order[1:]}
+        safe = dict(zip(self._field_order(), module.FIELDS))
+        missing = [f for f in safe if f not in grids]
+        if missing:
+            raise DataError(f"The data lack the field(s) {missing} the equations use.")
+        lhs_fields = [safe[f] for f in self._lhs_fields()]
+        aux = [f for f in module.FIELDS if f not in lhs_fields]
+        if aux:
+            raise SymweakError(
+                f"Cannot simulate: the field(s) {', '.join(aux)} appear in the equations but "
+                "have no equation of their own (e.g. velocities next to a vorticity equation)."
+            )
+        inverse = {v: k for k, v in safe.items()}
+        initial = {s: grids[inverse[s]][0] for s in lhs_fields}
+        dt = t[1] - t[0]
+        rate = {
+            s: (-3 * grids[inverse[s]][0] + 4 * grids[inverse[s]][1] - grids[inverse[s]][2])
+            / (2 * dt)
+            for s in lhs_fields
+            if module.LHS[s] == 2
+        }
+        try:
+            out = module.simulate(
+                initial,
+                t,
+                spacing,
+                method=integrator,
+                rtol=rtol,
+                atol=atol,
+                initial_rate=rate or None,
+            )
+        except (RuntimeError, ValueError) as exc:
+            raise SymweakError(f"The simulation failed: {exc}") from None
+        fields = {inverse[s]: v for s, v in out.items()}
+        errors = {}
+        for name, values in fields.items():
+            ref = grids[name][: len(values)]
+            errors[name] = float(np.linalg.norm(values - ref) / max(np.linalg.norm(ref), 1e-300))
+        return Simulation(t=t[: len(next(iter(fields.values())))], fields=fields, errors=errors)
+
+    def _field_order(self) -> list[str]:
+        seen = []
+        for eq in self.system:
+            for name in (*eq.lhs.field_names, *eq.field_names):
+                if name not in seen:
+                    seen.append(name)
+        return seen
+
+    def _lhs_fields(self) -> list[str]:
+        return [eq.lhs.field_names[0] for eq in self.system]
+
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:
         return {
@@ -128,6 +267,7 @@ class Discovery:
             "settings": _jsonable(self.settings),
             "seed": self.seed,
             "history": _jsonable(self.history),
+            "surrogate": _surrogate_state(self.surrogate),
         }
 
     def save(self, path) -> None:
@@ -167,8 +307,10 @@ class Discovery:
                 equations.append(Equation(lhs, rhs))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise SymweakError(f"{path} is damaged: {exc}.") from None
+        surrogate = _surrogate_from_state(data.get("surrogate"), path)
         return cls(
             System(equations),
+            surrogate=surrogate,
             settings=data.get("settings"),
             seed=data.get("seed", 0),
             history=data.get("history"),
@@ -176,6 +318,66 @@ class Discovery:
             coords=tuple(data["coords"]),
             fields=tuple(data["fields"]),
         )
+
+
+class Simulation:
+    """What :meth:`Discovery.simulate` returns: times, simulated fields, relative L2 errors."""
+
+    def __init__(self, t, fields, errors) -> None:
+        self.t, self.fields, self.errors = t, fields, errors
+
+    def __repr__(self) -> str:
+        errs = ", ".join(f"{k}: {v:.3e}" for k, v in self.errors.items())
+        return f"<Simulation {len(self.t)} steps; relative L2 error {errs}>"
+
+
+def _surrogate_state(surrogate) -> dict | None:
+    """The surrogate as JSON: constructor arguments plus its tensors (base64 of torch.save)."""
+    if surrogate is None:
+        return None
+    import base64
+    import io
+
+    import torch
+
+    buf = io.BytesIO()
+    torch.save({k: v.detach().cpu() for k, v in surrogate.state_dict().items()}, buf)
+    lo, hi = surrogate.lo.double().cpu().tolist(), surrogate.hi.double().cpu().tolist()
+    return {
+        "bounds": {n: [a, b] for n, a, b in zip(surrogate.coord_names, lo, hi)},
+        "fields": list(surrogate.field_names),
+        "config": dict(surrogate.config),
+        "dtype": str(surrogate.lo.dtype).replace("torch.", ""),
+        "state": base64.b64encode(buf.getvalue()).decode("ascii"),
+    }
+
+
+def _surrogate_from_state(state, path):
+    if state is None:
+        return None
+    import base64
+    import io
+
+    import torch
+
+    from .surrogate import Surrogate
+
+    try:
+        dtype = getattr(torch, state["dtype"])
+        model = Surrogate(
+            {n: tuple(b) for n, b in state["bounds"].items()},
+            state["fields"],
+            dtype=dtype,
+            **state["config"],
+        )
+        tensors = torch.load(
+            io.BytesIO(base64.b64decode(state["state"])), map_location="cpu", weights_only=True
+        )
+        model.load_state_dict(tensors)
+    except Exception as exc:  # a damaged or incompatible state: say which file
+        raise SymweakError(f"{path}: the saved surrogate cannot be restored ({exc}).") from None
+    model.eval()
+    return model
 
 
 def _jsonable(obj):

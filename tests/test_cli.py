@@ -88,3 +88,26 @@ def test_bench_speed_reports_figures(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "assembly 101x256, S=20, K=1000:" in out
     assert "surrogate diagonal: 2586 points via the 101x256 grid" in out
+
+
+def test_export_and_plot_commands(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path / "cache"))
+    data = tmp_path / "b.npz"
+    run = tmp_path / "b.json"
+    assert main(["bench", "data", "burgers", "--out", str(data)]) == 0
+    assert main(["discover", str(data), "--out", str(run)]) == 0
+    capsys.readouterr()
+    assert main(["export", str(run), "--to", "latex"]) == 0
+    out = capsys.readouterr().out
+    assert "\\partial_{t} u = -0.5 \\partial_{x}\\left(u^{2}\\right) + 0.1 \\partial_{xx} u" in out
+    sim = tmp_path / "sim.py"
+    assert main(["export", str(run), "--to", "sim", "--periodic", "x", "--out", str(sim)]) == 0
+    proc = subprocess.run(
+        [sys.executable, str(sim), str(data)], capture_output=True, text=True, check=True
+    )
+    err = float(proc.stdout.split("against the data")[1])
+    assert err < 1e-4
+    assert main(["plot", str(run), "--data", str(data), "--out", str(tmp_path / "fig")]) == 0
+    assert (tmp_path / "fig" / "fields.png").stat().st_size > 10_000
+    assert main(["export", str(tmp_path / "none.json"), "--to", "c"]) == 2
+    assert "symweak: error: No such file:" in capsys.readouterr().err

@@ -36,9 +36,14 @@ def run_case(
     noise: float = 0.0,
     seed: int = 0,
     data: Observations | None = None,
+    rules: bool = True,
     **options,
 ) -> dict:
-    """Sample, add noise, discover, and score against the true equations."""
+    """Sample, add noise, discover, and score against the true equations.
+
+    ``rules``: apply the system's physical rules (Galilean for Navier–Stokes, U(1) for NLS)
+    given as constraints, as the paper does; False for the rows "without" them.
+    """
     from ..discover import discover
 
     system = get_system(name)
@@ -49,6 +54,8 @@ def run_case(
     if noise > 0.0:
         obs = obs.add_noise(noise, seed=seed)
     options.setdefault("lhs", system.lhs)
+    if rules and system.rules and "constraints" not in options:
+        options["constraints"] = system.rules
     start = time.perf_counter()
     res = discover(obs, seed=seed, **options)
     seconds = time.perf_counter() - start
@@ -65,6 +72,7 @@ def run_case(
         "seconds": seconds,
         "equation": res.short(),
         "method": res.method,
+        "rules": bool(rules and system.rules),
     }
     if res.surrogate is not None:
         # the paper's ℒ: mean squared error of Û against the clean field on the whole grid

@@ -383,6 +383,7 @@ def generate(name: str, *, cache: bool = True, split: bool = True, **overrides) 
             "generator_seconds": round(seconds, 3),
             "generator": system.description,
             "overrides": overrides,
+            "periodic": list(system.periodic),
         }
         obs = Observations.from_grid(t=out["t"], fields=out["fields"], meta=meta, **axes)
         if cache:

@@ -1,0 +1,205 @@
+"""Figures of a discovery (matplotlib, the ``plot`` extra).
+
+* :func:`plot_fields` — true vs reconstructed field: 1-D space–time images, 2-D snapshots
+  (the layout of the paper's appendix tables), with the difference;
+* :func:`plot_losses` — data and weak losses per training phase (network path);
+* :func:`plot_coefficients` — coefficient trajectories during tuning (network path);
+* :func:`plot_residuals` — observation minus reconstruction at the observed points;
+* :func:`save_figures` — all that apply, as PNG files in a folder.
+
+The reconstruction is the surrogate's prediction when the result has one, otherwise the
+simulation of the discovered equation from the data's first snapshot.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ._errors import SymweakError
+
+__all__ = [
+    "plot_coefficients",
+    "plot_fields",
+    "plot_losses",
+    "plot_residuals",
+    "save_figures",
+]
+
+
+def _plt():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise SymweakError("Figures need matplotlib: pip install 'symweak[plot]'.") from None
+    return plt
+
+
+def _reconstruction(result, obs) -> tuple[dict | None, dict, str]:
+    """(data on the grid or None, reconstruction on the grid, its label)."""
+    if obs.grid is None:
+        raise SymweakError("plot_fields needs observations on a grid (full or sampled).")
+    truth = None
+    if obs.is_full_grid:
+        which = "clean" if obs.clean else "fields"
+        truth = {f: obs.to_grid(f, which) for f in obs.field_names}
+    if result.surrogate is not None:
+        return truth, result.surrogate.predict_grid(dict(obs.grid.axes)), "surrogate"
+    return truth, result.simulate(obs).fields, "simulated"
+
+
+def plot_fields(result, obs, field: str | None = None, snapshots: int = 3):
+    """True vs reconstructed field; returns the matplotlib figure."""
+    plt = _plt()
+    truth, recon, label = _reconstruction(result, obs)
+    names = [field] if field else [f for f in recon if truth is None or f in truth]
+    axes = dict(obs.grid.axes)
+    space = [n for n in axes if n != "t"]
+    if len(space) == 1:
+        fig, ax = plt.subplots(
+            len(names), 3 if truth else 1, figsize=(12, 3.2 * len(names)), squeeze=False
+        )
+        extent = [axes["t"][0], axes["t"][-1], axes[space[0]][0], axes[space[0]][-1]]
+        for row, name in enumerate(names):
+            panels = [(f"{name} ({label})", recon[name])]
+            if truth:
+                panels = [(f"{name} (data)", truth[name]), *panels]
+                n = min(len(truth[name]), len(recon[name]))
+                panels.append(("difference", recon[name][:n] - truth[name][:n]))
+            for col, (title, values) in enumerate(panels):
+                style = {"cmap": "viridis"}
+                if title == "difference":
+                    lim = float(np.max(np.abs(values))) or 1.0
+                    style = {"cmap": "RdBu_r", "vmin": -lim, "vmax": lim}
+                im = ax[row, col].imshow(
+                    values.T, origin="lower", aspect="auto", extent=extent, **style
+                )
+                ax[row, col].set_title(title)
+                ax[row, col].set_xlabel("t")
+                ax[row, col].set_ylabel(space[0])
+                fig.colorbar(im, ax=ax[row, col])
+    else:
+        t = axes["t"]
+        idx = np.linspace(0, min(len(t), len(next(iter(recon.values())))) - 1, snapshots).astype(
+            int
+        )
+        rows = [(f"{name} ({label})", recon[name]) for name in names]
+        if truth:
+            rows = [
+                r
+                for name in names
+                for r in ((f"{name} (data)", truth[name]), (f"{name} ({label})", recon[name]))
+            ]
+        fig, ax = plt.subplots(
+            len(rows), snapshots, figsize=(4 * snapshots, 3.4 * len(rows)), squeeze=False
+        )
+        sl = (slice(None), slice(None)) + (0,) * (len(space) - 2)
+        extent = [axes[space[0]][0], axes[space[0]][-1], axes[space[1]][0], axes[space[1]][-1]]
+        for r, (title, values) in enumerate(rows):
+            for c, k in enumerate(idx):
+                im = ax[r, c].imshow(values[k][sl].T, origin="lower", extent=extent)
+                ax[r, c].set_title(f"{title}, t = {t[k]:.3g}")
+                fig.colorbar(im, ax=ax[r, c])
+    fig.suptitle(result.short().replace("\n", "; "), fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_losses(result):
+    """Data and weak losses per training phase (network results)."""
+    plt = _plt()
+    phases = result.history.get("phases", {})
+    fig, ax = plt.subplots(1, 2, figsize=(11, 3.6))
+    offset = 0
+    drawn = False
+    for name in ("search", "prune", "tune"):
+        ph = phases.get(name)
+        if not ph or not ph.get("weak_loss"):
+            continue
+        n = ph.get("epochs", len(ph["weak_loss"]))
+        steps = np.linspace(offset, offset + n, len(ph["weak_loss"]))
+        if ph.get("data_loss"):
+            ax[0].semilogy(steps, ph["data_loss"], label=name)
+        ax[1].semilogy(steps, ph["weak_loss"], label=name)
+        offset += n
+        drawn = True
+    if not drawn:
+        raise SymweakError("This result has no training history (the grid path trains nothing).")
+    ax[0].set_title("data loss")
+    ax[1].set_title("weak loss (normalised)")
+    for a in ax:
+        a.set_xlabel("epoch (after warm-up)")
+        a.legend()
+    fig.tight_layout()
+    return fig
+
+
+def plot_coefficients(result):
+    """Coefficient of every candidate term during tuning (least squares each step)."""
+    plt = _plt()
+    traj = result.history.get("phases", {}).get("tune", {}).get("coefficients")
+    if not traj:
+        raise SymweakError("This result has no coefficient trajectories (network path only).")
+    fig, ax = plt.subplots(1, len(traj), figsize=(6 * len(traj), 3.8), squeeze=False)
+    for a, (lhs, terms) in zip(ax[0], traj.items()):
+        chosen = {t.short() for eq in result.system if eq.lhs.short() == lhs for t in eq.terms}
+        for term, values in terms.items():
+            a.plot(
+                values,
+                lw=2 if term in chosen else 0.8,
+                ls="-" if term in chosen else ":",
+                label=term if term in chosen else None,
+            )
+        a.set_title(f"{lhs}: coefficients while tuning (bold: kept)")
+        a.set_xlabel("record")
+        a.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_residuals(result, obs):
+    """Observation minus reconstruction at the observed points, against time."""
+    plt = _plt()
+    if result.surrogate is None:
+        raise SymweakError("Residuals need a surrogate (network results).")
+    pred = result.surrogate.predict(obs.coords)
+    fig, ax = plt.subplots(1, len(pred), figsize=(6 * len(pred), 3.4), squeeze=False)
+    for a, (name, values) in zip(ax[0], pred.items()):
+        if name not in obs.fields:
+            continue
+        a.scatter(obs.coords["t"], obs.fields[name] - values, s=1, alpha=0.4)
+        a.set_title(f"{name}: observation - surrogate")
+        a.set_xlabel("t")
+    fig.tight_layout()
+    return fig
+
+
+def save_figures(result, folder, obs=None) -> list[Path]:
+    """Every figure that applies to ``result`` (and ``obs`` when given), as PNG files."""
+    plt = _plt()
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    jobs = [
+        ("losses", lambda: plot_losses(result)),
+        ("coefficients", lambda: plot_coefficients(result)),
+    ]
+    if obs is not None:
+        jobs += [
+            ("fields", lambda: plot_fields(result, obs)),
+            ("residuals", lambda: plot_residuals(result, obs)),
+        ]
+    for name, job in jobs:
+        try:
+            fig = job()
+        except SymweakError:
+            continue
+        path = folder / f"{name}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        made.append(path)
+    return made
