@@ -76,6 +76,7 @@ class NetworkSettings:
     criterion: str = "wsindy"
     device: str | None = None
     grid_points: int = 8000
+    max_points: int | None = 20000
     dtype: str = "float32"
     extra: dict = field(default_factory=dict)
 
@@ -171,6 +172,7 @@ def fit_network(
             validation=settings.validation,
             seed=seed,
             progress=progress,
+            max_points=settings.max_points,
         )
     except KeyboardInterrupt:
         interrupted, losses = True, []
@@ -182,9 +184,9 @@ def fit_network(
 
     # ---------------------------------------------------------------- weak-form set-up
     full_axes, strides = _quadrature_axes(obs, settings.grid_points)
-    axes = [torch.as_tensor(full_axes[n], dtype=surrogate.lo.dtype, device=device) for n in names]
-    coarse = tuple(slice(None, None, s) for s in strides)
     axes_np = {n: a[::s] for (n, a), s in zip(full_axes.items(), strides)}
+    # the network phases only need Û on the coarse quadrature grid (and at the data points)
+    axes = [torch.as_tensor(axes_np[n], dtype=surrogate.lo.dtype, device=device) for n in names]
     wdtype = torch.float32 if settings.dtype == "float32" else torch.float64
     space = [c for c in coords if str(c) != "t"]
     max_order = {str(c): 4 if len(space) == 1 else 2 for c in space}
@@ -203,7 +205,7 @@ def fit_network(
         bump = f"poly:{max(8, max(orders.values()) + 4)}"
     bounds = {n: (float(a[0]), float(a[-1])) for n, a in axes_np.items()}
     with torch.no_grad():
-        pred = surrogate.grid(axes)[coarse].double().cpu().numpy()
+        pred = surrogate.grid(axes).double().cpu().numpy()
     radius = {}
     for i in range(pred.shape[-1]):
         r = TestFunctionSet.auto_radius(axes_np, pred[..., i], bump)
@@ -234,16 +236,15 @@ def fit_network(
         }
     xi = torch.nn.Parameter(torch.zeros(n_eq, net.width, len(A), dtype=wdtype, device=device))
     train, _ = split_points(obs, settings.validation, seed)
-    data = DataTerm(surrogate, train)
+    data = DataTerm(surrogate, train, max_points=settings.max_points, seed=seed)
 
     with torch.no_grad():  # ℒ_weak is normalised by the warm-up surrogate's ‖b‖² (a constant)
-        Uc = surrogate.grid(axes)[coarse].to(wdtype)
+        Uc = surrogate.grid(axes).to(wdtype)
         b_norm = (weak.lhs(Uc, field_index) ** 2).sum(0).clamp_min(1e-30)
 
     def losses_now():
-        Ug = surrogate.grid(axes)
-        l_data = data.loss(Ug)
-        Uc = Ug[coarse].to(wdtype)
+        l_data = data.loss()
+        Uc = surrogate.grid(axes).to(wdtype)
         F = net(Uc)
         G = weak.columns(F)  # (K, S, A)
         b = weak.lhs(Uc, field_index)  # (K, E)
@@ -322,7 +323,7 @@ def fit_network(
         bnorm = b.norm(dim=0)  # (E,)
         rel = (xi.abs() * norms[None]) / bnorm[:, None, None]  # (E, S, A)
         strength = rel.max(dim=0).values.cpu().numpy()
-        Ug = surrogate.grid(axes).double().cpu().numpy()
+        Ug = surrogate.grid(axes).double().cpu().numpy()  # the coarse grid: enough for RMS
     exprs = net.expressions()
     active: dict[int, list] = {}
     for s in range(net.width):
@@ -361,7 +362,7 @@ def fit_network(
 
     def tune_system():
         Ug = surrogate.grid(axes)
-        U64 = Ug[coarse].double()
+        U64 = Ug.double()
         vals = library_fn(*U64.unbind(-1))  # (*grid, nF)
         Fs = torch.movedim(vals, -1, 0)[lib_index]
         Gl = asm64.integrate(Fs, lib_alphas)
@@ -389,7 +390,7 @@ def fit_network(
                     for j, value in zip(cols[e], coefs[e].tolist()):
                         per.setdefault(library[j].short(), []).append(value)
             l_weak = ((resid**2).sum(0) / b_norm.double()).mean()
-            loss = data.loss(Ug) + settings.lambda_w * l_weak.float()
+            loss = data.loss() + settings.lambda_w * l_weak.float()
             loss.backward()
             opt.step()
             record.append(float(l_weak.detach()))

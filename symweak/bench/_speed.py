@@ -52,23 +52,25 @@ def speed_report(three_d: bool = False) -> list[str]:
     def step(model, data):
         def run():
             model.zero_grad(set_to_none=True)
-            grid = model.grid(data.axes) if data.on_grid else None
+            grid = model.grid(data.axes) if data.mode == "grid" else None
             data.loss(grid).backward()
 
         return run
 
     for label, options in [("diagonal", {}), ("full", {"full": True})]:
         model = Surrogate.for_observations(obs, seed=0, **options)
-        on_grid = DataTerm(model, obs)
-        off_grid = DataTerm(model, obs)
-        off_grid.on_grid = False
-        off_grid.points = torch.as_tensor(
-            np.stack([obs.coords["t"], obs.coords["x"]], 1), dtype=torch.float32
-        )
-        lines.append(
+        on_grid = DataTerm(model, obs, "grid")
+        off_grid = DataTerm(model, obs, "points")
+        text = (
             f"surrogate {label}: {len(obs)} points via the 101x256 grid "
-            f"{1e3 * _median_time(step(model, on_grid), 3):.0f} ms; off-grid points "
-            f"{1e3 * _median_time(step(model, off_grid), 3):.0f} ms (forward+backward)"
+            f"{1e3 * _median_time(step(model, on_grid), 3):.0f} ms; "
+        )
+        if not options:
+            gathered = DataTerm(model, obs, "gather")
+            text += f"gathered {1e3 * _median_time(step(model, gathered), 3):.0f} ms; "
+        lines.append(
+            text + f"off-grid points {1e3 * _median_time(step(model, off_grid), 3):.0f} ms "
+            "(forward+backward)"
         )
     if three_d:
         model = Surrogate({"t": (0, 20), "x": (1, 7.5), "y": (-1.5, 1.5)}, ["omega"], seed=0)

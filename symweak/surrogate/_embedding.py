@@ -94,6 +94,26 @@ class GaussianEmbedding(nn.Module):
         )
         return torch.exp(-0.5 * z * z)
 
+    def gather(self, axes: list[torch.Tensor], index: torch.Tensor) -> torch.Tensor:
+        """Features at grid points given by per-axis indices ``index`` (n, D) -> (n, d').
+
+        Equal to ``grid(axes)`` at those points, but costs n·N·d'·D instead of the whole
+        grid: the per-axis factors are computed once on the axes and gathered per point.
+        Diagonal Σ only.
+        """
+        if self.full:
+            raise ValueError("gather needs diagonal covariances.")
+        F = [self.factors(i, a) for i, a in enumerate(axes)]  # each (d', N, n_i)
+        step = self._chunk(index.shape[0])
+        outs = []
+        for start in range(0, index.shape[0], step):
+            idx = index[start : start + step]
+            g = F[0].index_select(2, idx[:, 0])  # index_select: a cheaper backward
+            for i in range(1, self.dim):
+                g = g * F[i].index_select(2, idx[:, i])
+            outs.append(torch.einsum("jk,jkn->nj", self.weight, g))
+        return torch.cat(outs, dim=0) if outs else F[0].new_zeros((0, self.features))
+
     def grid(self, axes: list[torch.Tensor]) -> torch.Tensor:
         """Features on the rectilinear grid spanned by ``axes`` -> (*shape, d').
 

@@ -207,6 +207,7 @@ class Surrogate(nn.Module):
         seed: int = 0,
         progress: bool = False,
         callback=None,
+        max_points: int | None = None,
     ) -> list[float]:
         """Fit to the observations (data loss only, paper eq. (16)); returns the loss history.
 
@@ -216,8 +217,10 @@ class Surrogate(nn.Module):
         surrogate on that grid (the separable fast path) and compares at the observed points.
         """
         train, held = split_points(obs, validation, seed)
-        data = DataTerm(self, train)
-        check = DataTerm(self, held) if held is not None else None
+        data = DataTerm(self, train, max_points=max_points, seed=seed)
+        check = None
+        if held is not None:
+            check = DataTerm(self, held, data.mode, max_points=max_points, seed=seed + 1)
         best = (math.inf, None)
         opt = torch.optim.Adam(self.parameters(), lr=lr)
         sched = torch.optim.lr_scheduler.CosineAnnealingLR(
@@ -232,7 +235,7 @@ class Surrogate(nn.Module):
         start = time.perf_counter()
         for epoch in range(epochs):
             opt.zero_grad(set_to_none=True)
-            grid_values = self.grid(data.axes) if data.on_grid else None
+            grid_values = self.grid(data.axes) if data.mode == "grid" else None
             loss = data.loss(grid_values)
             loss.backward()
             opt.step()
@@ -275,33 +278,94 @@ def split_points(obs, fraction: float, seed: int):
 
 
 class DataTerm:
-    """The data loss ℒ_data = mean (Û - Ũ)² on standardised fields, with a grid fast path."""
+    """The data loss ℒ_data = mean (Û - Ũ)² on standardised fields.
 
-    def __init__(self, model: Surrogate, obs) -> None:
+    How Û is evaluated at the observed points (``mode``):
+
+    * ``"grid"``: on the whole grid the observations were sampled from (separable matrix
+      products), then indexed — cheapest when the points fill a good part of the grid;
+    * ``"gather"``: per-axis Gaussian factors on the grid's axes, gathered per point —
+      cheapest for sparse samples of large grids (diagonal Σ);
+    * ``"points"``: point-wise (scattered data, or full Σ).
+
+    ``"auto"`` picks by cost. With ``max_points``, each evaluation uses a seeded random
+    batch of that many points (large 3-D data), so memory stays bounded.
+    """
+
+    def __init__(
+        self, model: Surrogate, obs, mode: str = "auto", max_points: int | None = None, seed=0
+    ) -> None:
         dev, dtype = model.device, model.lo.dtype
         self.model = model
         values = np.stack([obs.fields[f] for f in model.field_names], axis=1)
         self.target = torch.as_tensor(values, dtype=dtype, device=dev)
         self.scale = model.out_std.clone()
-        self.on_grid = obs.grid is not None and obs.grid.names == model.coord_names
-        if self.on_grid:
+        on_grid = obs.grid is not None and obs.grid.names == model.coord_names
+        diagonal = model.embedding is not None and not model.embedding.full
+        if mode == "auto":
+            if not on_grid:
+                mode = "points"
+            else:
+                # Measured on 2 CPU cores: the whole-grid path (matrix products) beats
+                # gathering per point unless the sample is tiny (1-D/2-D grids) or the grid
+                # is too large to hold activations for (3-D, > 2M points: NS 101x300x150).
+                size = int(np.prod([len(a) for a in obs.grid.axes.values()]))
+                dim = len(model.coord_names)
+                sparse = len(obs) * 40 < size if dim <= 2 else size > 2_000_000
+                mode = "grid" if not sparse else "gather" if diagonal else "points"
+        if mode not in ("grid", "gather", "points"):
+            raise SymweakError(f"DataTerm mode must be grid, gather or points, got {mode!r}.")
+        if mode != "points" and not on_grid:
+            raise SymweakError(f"DataTerm mode {mode!r} needs observations sampled from a grid.")
+        if mode == "gather" and not diagonal:
+            mode = "points"
+        self.mode = mode
+        self.on_grid = mode == "grid"
+        self.axes = None
+        if on_grid:
             self.axes = [
                 torch.as_tensor(obs.grid.axes[n], dtype=dtype, device=dev)
                 for n in model.coord_names
             ]
+            self.normed = [
+                2.0 * (a - model.lo[i]) / (model.hi[i] - model.lo[i]) - 1.0
+                for i, a in enumerate(self.axes)
+            ]
             self.index = torch.as_tensor(obs.grid_index, device=dev)
-        else:
-            pts = np.stack([obs.coords[n] for n in model.coord_names], axis=1)
-            self.points = torch.as_tensor(pts, dtype=dtype, device=dev)
+            shape = [len(a) for a in obs.grid.axes.values()]
+            self.axis_index = torch.as_tensor(
+                np.stack(np.unravel_index(obs.grid_index, shape), axis=1), device=dev
+            )
+        pts = np.stack([obs.coords[n] for n in model.coord_names], axis=1)
+        self.points = torch.as_tensor(pts, dtype=dtype, device=dev)
+        self.max_points = max_points if max_points and max_points < len(obs) else None
+        self._gen = torch.Generator().manual_seed(int(seed) + 104729)
 
-    def predictions(self, grid_values: torch.Tensor | None = None) -> torch.Tensor:
-        if self.on_grid:
-            full = grid_values if grid_values is not None else self.model.grid(self.axes)
-            return full.reshape(-1, full.shape[-1])[self.index]
-        return self.model(self.points)
+    def __len__(self) -> int:
+        return int(self.target.shape[0])
+
+    def _batch(self) -> torch.Tensor | None:
+        if self.max_points is None:
+            return None
+        perm = torch.randperm(len(self), generator=self._gen)[: self.max_points]
+        return perm.to(self.target.device)
+
+    def predictions(self, grid_values: torch.Tensor | None = None, batch=None) -> torch.Tensor:
+        model = self.model
+        if self.mode == "grid":
+            full = grid_values if grid_values is not None else model.grid(self.axes)
+            flat = full.reshape(-1, full.shape[-1])
+            return flat[self.index if batch is None else self.index[batch]]
+        if self.mode == "gather":
+            idx = self.axis_index if batch is None else self.axis_index[batch]
+            feats = model.embedding.gather(self.normed, idx)
+            return model.mlp(feats) * model.out_std + model.out_mean
+        return model(self.points if batch is None else self.points[batch])
 
     def loss(self, grid_values: torch.Tensor | None = None) -> torch.Tensor:
-        diff = (self.predictions(grid_values) - self.target) / self.scale
+        batch = self._batch()
+        target = self.target if batch is None else self.target[batch]
+        diff = (self.predictions(grid_values, batch) - target) / self.scale
         return (diff * diff).mean()
 
 
