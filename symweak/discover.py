@@ -450,11 +450,6 @@ def _discover_network(
         options.setdefault("max_order", {})
         options["max_order"] = {**options["max_order"], **cons.max_order}
     settings = NetworkSettings(**options)
-    if obs.is_complex:
-        raise DataError(
-            "Complex fields must be split into real and imaginary parts first: "
-            "obs.split_complex({'psi': ('u', 'v')}), then lhs='u_t, v_t'."
-        )
     equations, surrogate, history, interrupted = fit_network(
         obs, lhs_terms, opset, settings, seed, progress, cons, rules
     )
@@ -479,6 +474,30 @@ def _discover_network(
         coords=obs.coord_names,
         fields=obs.field_names,
     )
+
+
+def _split_complex(obs: Observations, lhs):
+    """Complex fields given directly: split each ψ into ψre, ψim (or u, v when the data have
+    one complex field and no u, v) and rewrite the left-hand side ``psi_t`` accordingly."""
+    import re
+
+    complex_names = [f for f in obs.field_names if np.iscomplexobj(obs.fields[f])]
+    taken = set(obs.field_names)
+    names = {}
+    for f in complex_names:
+        pair = ("u", "v") if len(complex_names) == 1 and not {"u", "v"} & taken else None
+        names[f] = pair or (f"{f}re", f"{f}im")
+    obs = obs.split_complex(names)
+    if lhs is None:
+        lhs = ", ".join(f"{a}_t, {b}_t" for a, b in names.values())
+    elif isinstance(lhs, str):
+        for f, (a, b) in names.items():
+            lhs = re.sub(rf"\b{re.escape(f)}_(t+)\b", rf"{a}_\1, {b}_\1", lhs)
+    log.info(
+        "symweak: complex field(s) split into real and imaginary parts: %s",
+        ", ".join(f"{f} = {a} + i {b}" for f, (a, b) in names.items()),
+    )
+    return obs, names, lhs
 
 
 def _check_rules(rules, obs) -> list:
@@ -558,6 +577,9 @@ def discover(
     obs = _observations(data)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise SymweakError(f"seed must be an integer, got {seed!r}.")
+    split: dict[str, tuple[str, str]] = {}
+    if obs.is_complex:
+        obs, split, lhs = _split_complex(obs, lhs)
     opset = parse_operators(ops) if ops is not None and not isinstance(ops, OperatorSet) else ops
     cons = constraints
     if isinstance(constraints, str):
@@ -574,10 +596,16 @@ def discover(
     if method == "auto":
         method = "grid" if obs.is_full_grid else "network"
     rules = _check_rules(rules, obs)
+    if split:  # the paper's U(1) hypothesis for complex fields: candidates, not constraints
+        from .rules import U1
+
+        rules = [*rules, *(U1(re, im) for re, im in split.values())]
     if method == "network":
-        return _discover_network(
+        res = _discover_network(
             obs, opset, lhs_terms, int(seed), cons, max_order, network, progress, rules
         )
+        res.settings["complex_split"] = {k: list(v) for k, v in split.items()}
+        return res
     from ._fastpath import GridSettings, fit_grid
 
     settings = GridSettings(
@@ -601,6 +629,7 @@ def discover(
         "lhs": [t.short() for t in lhs_terms],
         "constraints": cons.text if cons is not None else None,
         "rules": [repr(r) for r in rules],
+        "complex_split": {k: list(v) for k, v in split.items()},
         **settings.__dict__,
         "eta": list(settings.eta),
     }

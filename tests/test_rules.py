@@ -156,3 +156,18 @@ def test_discover_rejects_bad_rules_before_training():
         symweak.discover(obs, rules=["galilean(u)"])
     with pytest.raises(SymweakError, match="uses the field `q`"):
         symweak.discover(obs, rules=[Rule("bad", {"u": sympy.Function("q")(t, x)})])
+
+
+def test_complex_field_given_directly_is_split_with_the_u1_hypothesis():
+    obs = generate("nls", cache=False, split=False)
+    res = symweak.discover(obs, lhs="psi_t", progress=False)
+    assert res.settings["complex_split"] == {"psi": ["u", "v"]}
+    assert res.history["grid"]["rules"][0]["rule"] == "u1(u, v)"
+    truth = symweak.System(
+        [
+            symweak.parse_equation("u_t = -0.5*v_xx - u^2*v - v^3", fields=["u", "v"]),
+            symweak.parse_equation("v_t = 0.5*u_xx + u*v^2 + u^3", fields=["u", "v"]),
+        ]
+    )
+    for got, want in zip(res.system, truth):
+        assert got.isclose(want, rtol=1e-6)
