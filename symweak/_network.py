@@ -396,6 +396,17 @@ def fit_network(
             record.append(float(l_weak.detach()))
             if bar is not None:
                 bar.update(1)
+                if len(record) % 25 == 1:  # the loss and the leading candidate terms
+                    lead = []
+                    for e, c in enumerate(cols):
+                        scale = Gl[:, c].norm(dim=0) * coefs[e].abs()
+                        top = torch.argsort(scale.detach(), descending=True)[:3].tolist()
+                        lead.append(
+                            " ".join(
+                                f"{coefs[e][i].item():+.3g}*{library[c[i]].short()}" for i in top
+                            )
+                        )
+                    bar.set_postfix(weak=f"{record[-1]:.2e}", terms=" | ".join(lead))
     except KeyboardInterrupt:
         interrupted = True
         log.warning("interrupted during tuning; keeping the surrogate as it is")

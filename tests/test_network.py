@@ -69,8 +69,19 @@ def test_scattered_points_off_grid():
     opts = dict(
         FAST, kernels=100, warmup_epochs=150, search_epochs=30, prune_epochs=30, tune_epochs=10
     )
-    res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, network=opts, progress=False)
+    res = symweak.discover(
+        obs,
+        ops="id,^2,*",
+        lhs="u_t",
+        seed=0,
+        network=opts,
+        progress=True,
+        constraints="galilean(u)",
+    )
     assert isinstance(res.equation, sympy.Eq)
+    assert res.history["rules"][0]["rule"] == "galilean(u)"
+    trajectories = res.history["phases"]["tune"]["coefficients"]["u_t"]
+    assert trajectories and all(len(v) >= 1 for v in trajectories.values())
     assert res.equation.lhs == sympy.Derivative(
         sympy.Function("u")(*sympy.symbols("t x")), sympy.Symbol("t")
     )
