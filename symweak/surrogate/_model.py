@@ -137,8 +137,33 @@ class Surrogate(nn.Module):
         feats = self.embedding(z) if self.embedding is not None else z
         return self.mlp(feats) * self.out_std + self.out_mean
 
-    def grid(self, axes: Sequence[torch.Tensor]) -> torch.Tensor:
-        """Fields on a rectilinear grid -> (*shape, h), using the separable embedding."""
+    def grid(self, axes: Sequence[torch.Tensor], chunk_points: int = 500_000) -> torch.Tensor:
+        """Fields on a rectilinear grid -> (*shape, h), using the separable embedding.
+
+        Grids larger than ``chunk_points`` are evaluated in slabs along the first axis with
+        activation checkpointing when gradients are needed, so memory holds the output and
+        one slab's activations (recomputed in the backward pass), not the whole grid's.
+        """
+        size = 1
+        for a in axes:
+            size *= int(a.numel())
+        n0 = int(axes[0].numel())
+        if size > chunk_points and n0 > 1:
+            from torch.utils.checkpoint import checkpoint
+
+            per = max(1, chunk_points // max(size // n0, 1))
+            need_grad = torch.is_grad_enabled() and any(p.requires_grad for p in self.parameters())
+            slabs = []
+            for start in range(0, n0, per):
+                sub = [axes[0][start : start + per], *axes[1:]]
+                if need_grad:
+                    slabs.append(checkpoint(self._grid, *sub, use_reentrant=False))
+                else:
+                    slabs.append(self._grid(*sub))
+            return torch.cat(slabs, dim=0)
+        return self._grid(*axes)
+
+    def _grid(self, *axes: torch.Tensor) -> torch.Tensor:
         normed = [
             2.0 * (a - self.lo[i]) / (self.hi[i] - self.lo[i]) - 1.0 for i, a in enumerate(axes)
         ]
