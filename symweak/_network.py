@@ -77,6 +77,8 @@ class NetworkSettings:
     device: str | None = None
     grid_points: int = 8000
     max_points: int | None = 20000
+    # phases in which the weak loss also trains the surrogate (the paper: all of them)
+    couple: tuple = ("search", "prune", "tune")
     dtype: str = "float32"
     extra: dict = field(default_factory=dict)
 
@@ -242,9 +244,11 @@ def fit_network(
         Uc = surrogate.grid(axes).to(wdtype)
         b_norm = (weak.lhs(Uc, field_index) ** 2).sum(0).clamp_min(1e-30)
 
-    def losses_now():
+    def losses_now(couple: bool = True):
         l_data = data.loss()
         Uc = surrogate.grid(axes).to(wdtype)
+        if not couple:  # the weak loss trains the network only; the data train Û
+            Uc = Uc.detach()
         F = net(Uc)
         G = weak.columns(F)  # (K, S, A)
         b = weak.lhs(Uc, field_index)  # (K, E)
@@ -265,7 +269,7 @@ def fit_network(
         try:
             for epoch in range(epochs):
                 opt.zero_grad(set_to_none=True)
-                l_data, l_weak, _, _ = losses_now()
+                l_data, l_weak, _, _ = losses_now(phase in settings.couple)
                 loss = l_data + settings.lambda_w * l_weak.float()
                 if l1:
                     loss = loss + settings.lambda_r * (xi.abs().sum() + net.l1()).float()
@@ -390,7 +394,9 @@ def fit_network(
                     for j, value in zip(cols[e], coefs[e].tolist()):
                         per.setdefault(library[j].short(), []).append(value)
             l_weak = ((resid**2).sum(0) / b_norm.double()).mean()
-            loss = data.loss() + settings.lambda_w * l_weak.float()
+            loss = data.loss()
+            if "tune" in settings.couple:
+                loss = loss + settings.lambda_w * l_weak.float()
             loss.backward()
             opt.step()
             record.append(float(l_weak.detach()))

@@ -84,6 +84,15 @@ def taylor_small_arguments(
     return visit(expr)
 
 
+def _size(coeff, mono, field_rms) -> float:
+    """Typical magnitude |c|·Π rms^power of a monomial on the data (1 for non-numbers)."""
+    size = abs(float(coeff)) if coeff.is_Number else 1.0
+    for base, power in mono.as_powers_dict().items():
+        if isinstance(base, AppliedUndef) and power.is_Number:
+            size *= field_rms.get(base.func.__name__, 1.0) ** float(power)
+    return size
+
+
 def _add_terms(mono, alphas, terms: list, seen: set) -> None:
     """Append the canonical D^α mono for each α (skipping α along a coordinate mono lacks)."""
     for alpha in alphas:
@@ -104,6 +113,8 @@ def library_from_network(
     rel_tol: float = 1e-3,
     closure: bool = True,
     max_degree: int = 4,
+    function_tol: float = 0.05,
+    max_functions: int = 6,
 ) -> list[Term]:
     """Candidate terms D^α m from the trained network (paper section 4.4.2-4.4.3: "every
     monomial becomes its own candidate").
@@ -113,7 +124,9 @@ def library_from_network(
     ``rel_tol`` of the largest are dropped. With ``closure`` (default), every monomial of
     degree up to the highest found, in the fields found, is a candidate, paired with every
     derivative multi-index that carries weight (the degree is capped at ``max_degree``: a
-    deep network composes ^3 into degree 27, which no data can resolve): the network fixes
+    deep network composes ^3 into degree 27, which no data can resolve); non-polynomial
+    monomials (sin(u)·v, ...) are kept when their size is at least ``function_tol`` of their
+    output's largest, at most ``max_functions`` of them: the network fixes
     the operators, the degree
     and the derivative orders, and the final sparse regression picks the terms — a network
     can express u² as (au + b)³ - ... in many ways, and the regression should not depend on
@@ -123,21 +136,27 @@ def library_from_network(
     seen = set()
     if closure:
         monos, alphas_all, degree, fields = [], set(), 0, set()
+        others: dict = {}  # non-polynomial monomial -> its largest relative size
         for s, alphas in active.items():
             F = sympy.expand(
                 snap_arguments(taylor_small_arguments(sympy.expand(exprs[s]), field_rms))
             )
-            for part in sympy.Add.make_args(F):
-                _, mono = part.as_coeff_Mul()
-                if mono.is_number:
-                    continue
+            parts = [p.as_coeff_Mul() for p in sympy.Add.make_args(F)]
+            parts = [(c, m) for c, m in parts if not m.is_number]
+            sizes = [_size(c, m, field_rms) for c, m in parts]
+            top = max(sizes, default=0.0)
+            for (_, mono), size in zip(parts, sizes):
                 fs = fields_in(mono)
                 fields |= fs
                 if mono.is_polynomial(*fs):
                     degree = max(degree, int(sympy.Poly(mono, *fs).total_degree()))
-                elif mono not in monos:
-                    monos.append(mono)
+                elif top > 0 and size >= function_tol * top:
+                    others[mono] = max(others.get(mono, 0.0), size / top)
             alphas_all |= {tuple(a) for a in alphas}
+        # Products of operators on several fields expand into hundreds of distinct
+        # non-polynomial monomials (1910 candidates on NLS): keep the largest few.
+        ranked = sorted(others.items(), key=lambda kv: (-kv[1], sympy.default_sort_key(kv[0])))
+        monos.extend(m for m, _ in ranked[:max_functions])
         import itertools
 
         ordered = sorted(fields, key=str)
