@@ -116,8 +116,10 @@ def backward_path(G, b, keep=()) -> list[tuple[int, ...]]:
             inv = np.linalg.inv(gram)
         except np.linalg.LinAlgError:
             inv = np.linalg.pinv(gram)
-        z = inv @ (sub.T @ b)
-        cost = z**2 / np.maximum(np.diag(inv), 1e-300)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            z = inv @ (sub.T @ b)
+            # a singular Gram matrix makes some costs undefined (nan): those terms go first
+            cost = np.nan_to_num(z**2 / np.maximum(np.diag(inv), 1e-300), nan=0.0)
         order = np.argsort(cost)
         drop = next((int(i) for i in order if active[int(i)] not in keep), None)
         if drop is None:
