@@ -317,6 +317,22 @@ def fit_network(
     if net.fixed is None:
         net.fix_architecture()
     history["architecture"] = net.describe()
+    # Fixing the architecture changes the network's outputs, so ξ no longer fits them and
+    # the weak loss jumps; its gradient would then drag the surrogate away from the data.
+    # Re-solve ξ by least squares for the fixed network first.
+    with torch.no_grad():
+        _, _, G, b = losses_now()
+        flat = G.reshape(G.shape[0], -1).double()
+        scale = flat.norm(dim=0).clamp_min(1e-12)
+        scaled = flat / scale
+        gram = scaled.T @ scaled
+        # a small ridge: many columns are zero or collinear; Cholesky keeps runs repeatable
+        gram = gram + 1e-8 * torch.eye(gram.shape[0], dtype=gram.dtype, device=gram.device)
+        chol = torch.linalg.cholesky(gram)
+        for e in range(n_eq):
+            rhs = (scaled.T @ b[:, e].double())[:, None]
+            sol = torch.cholesky_solve(rhs, chol)[:, 0] / scale
+            xi[e] = sol.reshape(xi.shape[1:]).to(xi.dtype)
     if not interrupted:
         run("prune", settings.prune_epochs, joint, True)
 
