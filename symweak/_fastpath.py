@@ -198,12 +198,76 @@ def equation_libraries(obs, lhs_terms, library, constraints=None, rules=()):
     coords = [sympy.Symbol(n) for n in obs.coord_names]
     fields = [sympy.Function(f)(*coords) for f in obs.field_names]
     libs, reports = apply_rules(libs, specs, coords, fields)
+    from .rules import rule_from_spec
+
+    rule_objs = [r if hasattr(r, "ties") else rule_from_spec(r) for r in specs]
+    ties = [tie for r in rule_objs for tie in r.ties(libs, coords, fields)]
+    for report in reports:
+        report._ties = ties
+        report.ties = [
+            [a.short(), b.short(), [[t.short(), p.short(), k] for t, p, k in pairs]]
+            for a, b, pairs in ties
+        ]
     if constraints is not None and constraints.keep:
         for lhs, lib in libs.items():
             lib.extend(t for t in constraints.keep if t not in lib and t != lhs)
     for report in reports:
         log.info("%s", report)
     return libs, reports
+
+
+def fit_equations(designs, ties, fit_fn):
+    """Sparse fits per equation, with the equations tied by ``pair`` rules fitted jointly.
+
+    designs: ``{lhs: (terms, G, b)}``; ties: ``[(lhs A, lhs B, [(T, T', k), ...])]`` meaning
+    B's coefficient of T' is k times A's coefficient of T; fit_fn(G, b, terms) -> Fit.
+    Returns ``{lhs: (rhs dict, fit)}``.
+    """
+    out = {}
+    tied = {a: (b, pairs) for a, b, pairs in ties if a in designs and b in designs}
+    partners = {b for b, _ in tied.values()}
+    for lhs, (lib, G, b) in designs.items():
+        if lhs in partners and lhs not in tied:
+            continue
+        if lhs not in tied:
+            fit = fit_fn(G, b, lib)
+            out[lhs] = ({lib[j]: float(fit.coef[j]) for j in fit.support}, fit)
+            continue
+        other, pairs = tied[lhs]
+        lib_b, G_b, b_b = designs[other]
+        pos_a = {t: i for i, t in enumerate(lib)}
+        pos_b = {t: i for i, t in enumerate(lib_b)}
+        partner = {t: (p, k) for t, p, k in pairs if t in pos_a and p in pos_b}
+        used = {p for p, _ in partner.values()}
+        cols, names = [], []
+        zeros_a, zeros_b = np.zeros(G.shape[0]), np.zeros(G_b.shape[0])
+        for t in lib:
+            if t in partner:
+                p, k = partner[t]
+                cols.append(np.concatenate([G[:, pos_a[t]], k * G_b[:, pos_b[p]]]))
+            else:
+                cols.append(np.concatenate([G[:, pos_a[t]], zeros_b]))
+            names.append(("a", t))
+        for p in lib_b:
+            if p not in used:
+                cols.append(np.concatenate([zeros_a, G_b[:, pos_b[p]]]))
+                names.append(("b", p))
+        joint = np.stack(cols, axis=1)
+        fit = fit_fn(joint, np.concatenate([b, b_b]), [t for _, t in names])
+        rhs_a, rhs_b = {}, {}
+        for j in fit.support:
+            side, t = names[j]
+            c = float(fit.coef[j])
+            if side == "a":
+                rhs_a[t] = c
+                if t in partner:
+                    p, k = partner[t]
+                    rhs_b[p] = k * c
+            else:
+                rhs_b[t] = c
+        out[lhs] = (rhs_a, fit)
+        out[other] = (rhs_b, fit)
+    return out
 
 
 def union(libraries: Mapping) -> list[Term]:
@@ -288,23 +352,27 @@ def fit_grid(
     info = []
     keep_set = set(constraints.keep) if constraints is not None else set()
     position = {t: i for i, t in enumerate(library)}
+    designs = {}
     for lhs in lhs_terms:
         lib = [t for t in libraries[lhs] if t in position]
-        cols = [position[t] for t in lib]
-        keep_idx = [i for i, t in enumerate(lib) if t in keep_set]
-        Ge = G[:, cols]
         b = assembler.integrate(values[[index[lhs.F]]], [lhs.orders(names)]).numpy()[:, 0]
+        designs[lhs] = (lib, G[:, [position[t] for t in lib]], b)
+
+    def fit_fn(Ge, b, lib):
+        keep_idx = [i for i, t in enumerate(lib) if t in keep_set]
         if settings.threshold is not None:
-            fit = stlsq(Ge, b, settings.threshold, keep=keep_idx)
-        else:
-            fit = mstls(
-                Ge,
-                b,
-                keep=keep_idx,
-                criterion=settings.criterion,
-                complexity=term_complexity(lib, settings.complexity),
-            )
-        rhs = {lib[j]: float(fit.coef[j]) for j in fit.support}
+            return stlsq(Ge, b, settings.threshold, keep=keep_idx)
+        return mstls(
+            Ge,
+            b,
+            keep=keep_idx,
+            criterion=settings.criterion,
+            complexity=term_complexity(lib, settings.complexity),
+        )
+
+    fits = fit_equations(designs, getattr(reports[0], "_ties", []) if reports else [], fit_fn)
+    for lhs in lhs_terms:
+        rhs, fit = fits[lhs]
         equations.append(Equation(lhs, rhs))
         info.append(
             {
@@ -312,7 +380,7 @@ def fit_grid(
                 "residual": fit.residual,
                 "threshold": fit.threshold,
                 "method": fit.method,
-                "library_size": len(lib),
+                "library_size": len(designs[lhs][0]),
             }
         )
     summary = {

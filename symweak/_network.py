@@ -26,7 +26,7 @@ import sympy
 import torch
 
 from ._errors import SymweakError
-from ._fastpath import equation_libraries, union
+from ._fastpath import equation_libraries, fit_equations, union
 from .compile import compile_expressions
 from .ir import Equation, Term, multi_indices
 from .regress import mstls
@@ -448,10 +448,18 @@ def fit_network(
     Gn, bn = Gl.cpu().numpy(), b.cpu().numpy()
     equations = []
     fits = []
-    for e, lhs in enumerate(lhs_terms):
-        fit = mstls(Gn[:, cols[e]], bn[:, e], criterion=settings.criterion)
-        lib = [library[j] for j in cols[e]]
-        equations.append(Equation(lhs, {lib[j]: float(fit.coef[j]) for j in fit.support}))
+    designs = {
+        lhs: ([library[j] for j in cols[e]], Gn[:, cols[e]], bn[:, e])
+        for e, lhs in enumerate(lhs_terms)
+    }
+    results = fit_equations(
+        designs,
+        getattr(reports[0], "_ties", []) if reports else [],
+        lambda G, b, _lib: mstls(G, b, criterion=settings.criterion),
+    )
+    for lhs in lhs_terms:
+        rhs, fit = results[lhs]
+        equations.append(Equation(lhs, rhs))
         fits.append({"lhs": lhs.short(), "residual": fit.residual, "method": fit.method})
     history["fits"] = fits
     surrogate.eval()

@@ -161,7 +161,7 @@ SEMANTIC = [
     (
         parse_constraints,
         "rule p: x -> -x as smash",
-        "Unknown rule action `smash`; use one of filter, augment.",
+        "Unknown rule action `smash`; use one of filter, augment, pair.",
         (1, 20),
     ),
     (parse_constraints, "rule p: x -> -x, x -> x", "Rule `p` transforms `x` twice.", (1, 18)),

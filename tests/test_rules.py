@@ -114,8 +114,8 @@ def test_rule_errors():
     with pytest.raises(SymweakError, match="no choice of 0 or 1"):
         a = sympy.Symbol("a")
         Rule("bad", {"x": x + a + 2}).apply({UT: terms("u_x")}, [t, x], [u1d])
-    with pytest.raises(SymweakError, match="must be 'filter' or 'augment'"):
-        Rule("bad", {"x": -x}, action="pair")
+    with pytest.raises(SymweakError, match="must be 'filter', 'augment' or 'pair'"):
+        Rule("bad", {"x": -x}, action="swap")
     with pytest.raises(SymweakError, match="transforms nothing"):
         Rule("bad", {})
 
@@ -171,3 +171,62 @@ def test_complex_field_given_directly_is_split_with_the_u1_hypothesis():
     )
     for got, want in zip(res.system, truth):
         assert got.isclose(want, rtol=1e-6)
+
+
+def test_pair_rule_ties_coefficients_across_equations():
+    U, V = (sympy.Function(n)(t, x) for n in "uv")
+    ut, vt = terms("u_t, v_t", fields="uv")
+    libs = {
+        ut: terms("v_xx, u^2*v, v^3", fields="uv"),
+        vt: [symweak.Term(2 * U, "xx"), *terms("u*v^2, u^3", fields="uv")],
+    }
+    quarter = Rule("quarter", {"u": -V, "v": U}, action="pair")
+    (tie,) = quarter.ties(libs, [t, x], [U, V])
+    assert tie[0] == ut and tie[1] == vt
+    # u_t = a v_xx + ... forces v_t = -a u_xx + ...; the stored partner is 2 u_xx, hence -1/2
+    assert [(a.short(), b.short(), k) for a, b, k in tie[2]] == [
+        ("v_xx", "d_xx(2*u)", -0.5),
+        ("u^2*v", "u*v^2", -1.0),
+        ("v^3", "u^3", -1.0),
+    ]
+    with pytest.raises(SymweakError, match="`pair` needs a transformation without parameters"):
+        a = sympy.Symbol("a")
+        Rule("bad", {"u": a * U}, action="pair").ties({ut: []}, [t, x], [U, V])
+
+
+def test_fit_equations_solves_tied_equations_jointly():
+    import numpy as np
+
+    from symweak._fastpath import fit_equations
+    from symweak.regress import lstsq
+
+    rng = np.random.default_rng(0)
+    ut, vt = terms("u_t, v_t", fields="uv")
+    lib_u, lib_v = terms("v_xx, v^3", fields="uv"), terms("u_xx, u^3, u", fields="uv")
+    Gu, Gv = rng.normal(size=(40, 2)), rng.normal(size=(40, 3))
+    bu = Gu @ [0.5, 1.0]
+    bv = Gv @ [-0.5, -1.0, 0.25]  # tied: k = -1 for both pairs; u is v_t's own term
+    ties = [(ut, vt, [(lib_u[0], lib_v[0], -1.0), (lib_u[1], lib_v[1], -1.0)])]
+    out = fit_equations(
+        {ut: (lib_u, Gu, bu), vt: (lib_v, Gv, bv)}, ties, lambda G, b, _l: lstsq(G, b)
+    )
+    assert {k.short(): round(v, 10) for k, v in out[ut][0].items()} == {"v_xx": 0.5, "v^3": 1.0}
+    assert {k.short(): round(v, 10) for k, v in out[vt][0].items()} == {
+        "u_xx": -0.5,
+        "u^3": -1.0,
+        "u": 0.25,
+    }
+
+
+def test_pair_rule_through_discover_gives_equivariant_nls():
+    obs = generate("nls", cache=False)
+    res = symweak.discover(
+        obs, lhs="u_t, v_t", constraints="rule quarter: u -> -v, v -> u as pair", progress=False
+    )
+    (eq_u, eq_v) = res.system
+    cu = {k.short(): v for k, v in eq_u.coefficients.items()}
+    cv = {k.short(): v for k, v in eq_v.coefficients.items()}
+    assert cu == pytest.approx({"u^2*v": -1.0, "v^3": -1.0, "v_xx": -0.5}, rel=1e-5)
+    # the tie: v_t's coefficients are exactly minus u_t's partners
+    assert cv == {"u*v^2": -cu["u^2*v"], "u^3": -cu["v^3"], "u_xx": -cu["v_xx"]}
+    assert res.history["grid"]["rules"][0]["ties"][0][:2] == ["u_t", "v_t"]

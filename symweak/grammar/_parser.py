@@ -112,7 +112,7 @@ BUILTIN_RULES: dict[str, tuple[int, int, str]] = {
 }
 
 #: What a user rule does with terms that are not invariant under its transformation.
-RULE_ACTIONS = ("filter", "augment")
+RULE_ACTIONS = ("filter", "augment", "pair")
 
 _TOKEN_NAMES = {
     "NAME": "a name",

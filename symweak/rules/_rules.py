@@ -74,7 +74,10 @@ class RuleReport:
     added: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        return {"rule": self.rule, "removed": self.removed, "added": self.added}
+        out = {"rule": self.rule, "removed": self.removed, "added": self.added}
+        if getattr(self, "ties", None):
+            out["ties"] = self.ties  # [lhs A, lhs B, [[T, T', k], ...]] of pair rules
+        return out
 
     def __str__(self) -> str:
         parts = []
@@ -115,8 +118,10 @@ class Rule:
         action: str = "filter",
         parameters: Sequence[sympy.Symbol] | None = None,
     ) -> None:
-        if action not in ("filter", "augment"):
-            raise SymweakError(f"Rule action must be 'filter' or 'augment', got {action!r}.")
+        if action not in ("filter", "augment", "pair"):
+            raise SymweakError(
+                f"Rule action must be 'filter', 'augment' or 'pair', got {action!r}."
+            )
         if not substitutions:
             raise SymweakError(f"Rule `{name}` transforms nothing; give at least one mapping.")
         self.name = str(name)
@@ -277,9 +282,49 @@ class Rule:
                 if gone:
                     report.removed[lhs.short()] = gone
                 libs[lhs] = keep
-        else:
+        else:  # augment, and pair (which needs each term's image in the partner library)
             self._augment(libs, bound, point, report)
         return libs, report
+
+    def ties(
+        self,
+        libraries: Mapping[Term, Sequence[Term]],
+        coords: Sequence[sympy.Symbol],
+        fields: Sequence[sympy.Expr],
+    ) -> list[tuple[Term, Term, list[tuple[Term, Term, float]]]]:
+        """For ``pair`` rules: ``[(L_A, L_B, [(T, T', k), ...])]`` — equation B's coefficient of
+        T' equals k times equation A's coefficient of T (g(L_A) = λ L_B, g(T) = κ T',
+        k = κ/λ). Each pair of equations appears once (A before B in ``libraries``)."""
+        if self.action != "pair":
+            return []
+        bound = self._bind(coords, fields)
+        if bound[2]:
+            raise SymweakError(
+                f"Rule `{self.name}`: `pair` needs a transformation without parameters."
+            )
+        lhs_terms = list(libraries)
+        out, done = [], set()
+        for lhs in lhs_terms:
+            dest = self._target(lhs, lhs_terms, bound, {})
+            if dest is None or dest == lhs or (dest, lhs) in done:
+                continue
+            done.add((lhs, dest))
+            # g(L_A) = img·canon(L_B) and L_B = f·canon(L_B), so g(L_A) = (img / f)·L_B
+            f_dst, c_dst = dest.canonical()
+            lam = float(self.image(lhs, bound)[c_dst]) / float(f_dst)
+            stored = {t: t for t in libraries[dest]}
+            pairs = []
+            for term in libraries[lhs]:
+                vec = self.image(term, bound)
+                if len(vec) != 1:
+                    continue
+                ((new, kappa),) = vec.items()
+                if new in stored:
+                    partner = stored[new]
+                    f_partner = float(partner.canonical()[0])
+                    pairs.append((term, partner, float(kappa) / f_partner / lam))
+            out.append((lhs, dest, pairs))
+        return out
 
     def _target(self, lhs: Term, lhs_terms: Sequence[Term], bound, point) -> Term | None:
         vec = self.image(lhs, bound)
