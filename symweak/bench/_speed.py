@@ -84,7 +84,10 @@ def speed_report(three_d: bool = False) -> list[str]:
             " torch.linspace(-1.5, 1.5, 150)]\n"
             "start = time.perf_counter()\n"
             "(m.grid(axes) ** 2).mean().backward()\n"
-            "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2\n"
+            # VmHWM, not ru_maxrss: the latter keeps the parent's high-water mark across exec
+            "hwm = [x for x in open('/proc/self/status') if x.startswith('VmHWM')]\n"
+            "peak = (int(hwm[0].split()[1]) if hwm else "
+            "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024**2\n"
             "print(f'{time.perf_counter() - start:.1f} s, process peak RSS {peak:.2f} GiB')\n"
         )
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
