@@ -188,13 +188,14 @@ def build_library(obs, lhs_terms, ops, settings: GridSettings, constraints=None)
 
 def equation_libraries(obs, lhs_terms, library, constraints=None, rules=()):
     """Per-equation libraries ``{lhs: [terms]}`` after the rules (constraint rules first,
-    then ``rules``), and the rule reports. Kept terms (``keep:``) survive every rule."""
+    then ``rules``), the rule reports, and the ties of ``pair`` rules (see
+    :func:`fit_equations`). Kept terms (``keep:``) survive every rule."""
     from .rules import apply_rules
 
     specs = [*(constraints.rules if constraints is not None else ()), *rules]
     libs = {lhs: list(library) for lhs in lhs_terms}
     if not specs:
-        return libs, []
+        return libs, [], []
     coords = [sympy.Symbol(n) for n in obs.coord_names]
     fields = [sympy.Function(f)(*coords) for f in obs.field_names]
     libs, reports = apply_rules(libs, specs, coords, fields)
@@ -203,7 +204,6 @@ def equation_libraries(obs, lhs_terms, library, constraints=None, rules=()):
     rule_objs = [r if hasattr(r, "ties") else rule_from_spec(r) for r in specs]
     ties = [tie for r in rule_objs for tie in r.ties(libs, coords, fields)]
     for report in reports:
-        report._ties = ties
         report.ties = [
             [a.short(), b.short(), [[t.short(), p.short(), k] for t, p, k in pairs]]
             for a, b, pairs in ties
@@ -213,7 +213,7 @@ def equation_libraries(obs, lhs_terms, library, constraints=None, rules=()):
             lib.extend(t for t in constraints.keep if t not in lib and t != lhs)
     for report in reports:
         log.info("%s", report)
-    return libs, reports
+    return libs, reports, ties
 
 
 def fit_equations(designs, ties, fit_fn):
@@ -299,7 +299,7 @@ def fit_grid(
         )
     start = time.perf_counter()
     library = build_library(obs, lhs_terms, ops, settings, constraints)
-    libraries, reports = equation_libraries(obs, lhs_terms, library, constraints, rules)
+    libraries, reports, ties = equation_libraries(obs, lhs_terms, library, constraints, rules)
     library = union(libraries)
     if not library or not all(libraries.values()):
         raise SymweakError("The candidate library is empty; relax the constraints or rules.")
@@ -370,7 +370,7 @@ def fit_grid(
             complexity=term_complexity(lib, settings.complexity),
         )
 
-    fits = fit_equations(designs, getattr(reports[0], "_ties", []) if reports else [], fit_fn)
+    fits = fit_equations(designs, ties, fit_fn)
     for lhs in lhs_terms:
         rhs, fit = fits[lhs]
         equations.append(Equation(lhs, rhs))

@@ -359,7 +359,7 @@ def fit_network(
         library += [t for t in [*constraints.add, *constraints.keep] if t not in library]
     history["network_outputs"] = [sympy.sstr(e) for e in exprs]
     history["library"] = [t.short() for t in library]
-    libraries, reports = equation_libraries(obs, lhs_terms, library, constraints, rules)
+    libraries, reports, ties = equation_libraries(obs, lhs_terms, library, constraints, rules)
     library = union(libraries)
     history["rules"] = [r.as_dict() for r in reports]
     if not library or not all(libraries.values()):
@@ -454,7 +454,7 @@ def fit_network(
     }
     results = fit_equations(
         designs,
-        getattr(reports[0], "_ties", []) if reports else [],
+        ties,
         lambda G, b, _lib: mstls(G, b, criterion=settings.criterion),
     )
     for lhs in lhs_terms:
