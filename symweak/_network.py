@@ -76,7 +76,9 @@ class NetworkSettings:
     criterion: str = "wsindy"
     device: str | None = None
     grid_points: int = 8000
-    max_points: int | None = 20000
+    # data points per step of the data loss (seeded batches): "auto" = 20 000 on (t, x) data,
+    # 5 000 on (t, x, y) data, where each point costs three gathered factors of d'·N
+    max_points: int | str | None = "auto"
     # phases in which the weak loss also trains the surrogate (the paper: all of them)
     couple: tuple = ("search", "prune", "tune")
     dtype: str = "float32"
@@ -165,6 +167,17 @@ def fit_network(
             obs, seed=seed, **plain_mlp_like(reference, settings.activation)
         )
     surrogate.to(device)
+    max_points = settings.max_points
+    if not (
+        max_points in ("auto", None)
+        or (isinstance(max_points, int) and not isinstance(max_points, bool) and max_points > 0)
+    ):
+        raise SymweakError(
+            f"network option max_points must be 'auto', None or a positive integer, "
+            f"got {max_points!r}."
+        )
+    if max_points == "auto":
+        max_points = 20000 if len(names) <= 2 else 5000
     start = time.perf_counter()
     try:
         losses = surrogate.fit(
@@ -174,7 +187,7 @@ def fit_network(
             validation=settings.validation,
             seed=seed,
             progress=progress,
-            max_points=settings.max_points,
+            max_points=max_points,
         )
     except KeyboardInterrupt:
         interrupted, losses = True, []
@@ -238,7 +251,7 @@ def fit_network(
         }
     xi = torch.nn.Parameter(torch.zeros(n_eq, net.width, len(A), dtype=wdtype, device=device))
     train, _ = split_points(obs, settings.validation, seed)
-    data = DataTerm(surrogate, train, max_points=settings.max_points, seed=seed)
+    data = DataTerm(surrogate, train, max_points=max_points, seed=seed)
 
     with torch.no_grad():  # ℒ_weak is normalised by the warm-up surrogate's ‖b‖² (a constant)
         Uc = surrogate.grid(axes).to(wdtype)

@@ -59,6 +59,16 @@ def test_unknown_network_option_is_rejected():
         symweak.discover(obs, network={"kernelz": 10})
 
 
+@pytest.mark.parametrize("bad", [0, -5, "all", 2.5, True])
+def test_bad_max_points_is_rejected(bad):
+    obs = advection_diffusion().sample(0.1, seed=0)
+    with pytest.raises(
+        symweak.SymweakError,
+        match="max_points must be 'auto', None or a positive integer, got " + repr(bad),
+    ):
+        symweak.discover(obs, ops="id,^2", lhs="u_t", network={"max_points": bad}, progress=False)
+
+
 def test_scattered_points_off_grid():
     rng = np.random.default_rng(0)
     t = rng.uniform(0, 2, 800)

@@ -103,15 +103,19 @@ class GaussianEmbedding(nn.Module):
         """
         if self.full:
             raise ValueError("gather needs diagonal covariances.")
-        F = [self.factors(i, a) for i, a in enumerate(axes)]  # each (d', N, n_i)
+        # rows = grid positions: gathering whole rows of a (n_i, d'·N) matrix is contiguous
+        # in memory (and its backward a row-wise index_add), several times faster than
+        # gathering along the last axis of (d', N, n_i)
+        F = [self.factors(i, a).flatten(0, 1).T for i, a in enumerate(axes)]  # (n_i, d'N)
+        w = self.weight.reshape(1, self.features, self.kernels)
         step = self._chunk(index.shape[0])
         outs = []
         for start in range(0, index.shape[0], step):
             idx = index[start : start + step]
-            g = F[0].index_select(2, idx[:, 0])  # index_select: a cheaper backward
+            g = F[0].index_select(0, idx[:, 0])
             for i in range(1, self.dim):
-                g = g * F[i].index_select(2, idx[:, i])
-            outs.append(torch.einsum("jk,jkn->nj", self.weight, g))
+                g = g * F[i].index_select(0, idx[:, i])
+            outs.append((g.view(-1, self.features, self.kernels) * w).sum(-1))
         return torch.cat(outs, dim=0) if outs else F[0].new_zeros((0, self.features))
 
     def grid(self, axes: list[torch.Tensor]) -> torch.Tensor:
