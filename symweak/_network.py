@@ -17,6 +17,7 @@ Developer notes:
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from .compile import compile_expressions
 from .ir import Equation, Term, multi_indices
 from .regress import mstls
 from .surrogate import DataTerm, Surrogate, choose_device, plain_mlp_like
-from .surrogate._model import split_points
+from .surrogate._model import held_out_term, split_points
 from .symnet import SymNet, library_from_network
 from .weak import TestFunctionSet, WeakAssembler
 
@@ -81,6 +82,8 @@ class NetworkSettings:
     max_points: int | str | None = "auto"
     # phases in which the weak loss also trains the surrogate (the paper: all of them)
     couple: tuple = ("search", "prune", "tune")
+    # train ξ in units of each term's contribution relative to the left-hand side
+    precondition: bool = True
     dtype: str = "float32"
     extra: dict = field(default_factory=dict)
 
@@ -250,22 +253,68 @@ def fit_network(
             "counts": [[net.nodes_per_op] * len(net.ops)] * net.max_depth,
         }
     xi = torch.nn.Parameter(torch.zeros(n_eq, net.width, len(A), dtype=wdtype, device=device))
-    train, _ = split_points(obs, settings.validation, seed)
+    train, held = split_points(obs, settings.validation, seed)
     data = DataTerm(surrogate, train, max_points=max_points, seed=seed)
+    check = held_out_term(surrogate, held, data.mode, max_points, seed)
+    # The surrogate the final fit uses is the one with the lowest held-out data loss seen in
+    # any phase (the warm-up's early-stopped one included): on noisy data the joint phases
+    # can go on fitting the noise, and the final regression then differentiates it.
+    best = {
+        "loss": getattr(surrogate, "validation_loss", math.inf),
+        "phase": "warmup",
+        "epoch": settings.warmup_epochs,
+        "state": {k: v.detach().clone() for k, v in surrogate.state_dict().items()},
+    }
+
+    def data_loss(phase: str, epoch: int) -> torch.Tensor:
+        """ℒ_data on the training points; records the held-out loss of the same parameters."""
+        grid_values = surrogate.grid(data.axes) if data.mode == "grid" else None
+        loss = data.loss(grid_values)
+        if check is not None:
+            with torch.no_grad():
+                val = check.loss(
+                    grid_values.detach() if grid_values is not None else None
+                ).item()
+            if val < best["loss"]:
+                best.update(
+                    loss=val,
+                    phase=phase,
+                    epoch=epoch,
+                    state={k: v.detach().clone() for k, v in surrogate.state_dict().items()},
+                )
+        return loss
 
     with torch.no_grad():  # ℒ_weak is normalised by the warm-up surrogate's ‖b‖² (a constant)
         Uc = surrogate.grid(axes).to(wdtype)
         b_norm = (weak.lhs(Uc, field_index) ** 2).sum(0).clamp_min(1e-30)
 
-    def losses_now(couple: bool = True):
-        l_data = data.loss()
+    def xi_scale(G: torch.Tensor) -> torch.Tensor:
+        """(E, S, A) factors ξ = ξ̃·‖b_e‖/‖G_sa‖ (detached) when ``precondition``, else 1.
+
+        The network's columns differ in size by orders of magnitude (ω³ next to ω_xx), and
+        Adam moves every parameter by about the learning rate: unscaled, a step on the
+        coefficient of a large column overshoots and the weak loss blows up (seen on
+        Navier–Stokes). ξ̃ is the term's contribution relative to the left-hand side, which
+        is also what the L1 penalty of the pruning phase should weigh."""
+        if not settings.precondition:
+            return torch.ones_like(xi)
+        with torch.no_grad():
+            norms = G.norm(dim=0)  # (S, A)
+            norms = norms.clamp_min(1e-12 * float(norms.max().clamp_min(1e-30)))
+            return b_norm.sqrt()[:, None, None].to(norms.dtype) / norms[None]
+
+    def effective_xi(G: torch.Tensor) -> torch.Tensor:
+        return xi * xi_scale(G)
+
+    def losses_now(couple: bool = True, phase: str | None = None, epoch: int = 0):
+        l_data = data_loss(phase, epoch) if phase else data.loss()
         Uc = surrogate.grid(axes).to(wdtype)
         if not couple:  # the weak loss trains the network only; the data train Û
             Uc = Uc.detach()
         F = net(Uc)
         G = weak.columns(F)  # (K, S, A)
         b = weak.lhs(Uc, field_index)  # (K, E)
-        rhs = torch.einsum("ksa,esa->ke", G, xi)
+        rhs = torch.einsum("ksa,esa->ke", G, effective_xi(G))
         l_weak = (((rhs - b) ** 2).sum(0) / b_norm).mean()
         return l_data, l_weak, G, b
 
@@ -282,7 +331,7 @@ def fit_network(
         try:
             for epoch in range(epochs):
                 opt.zero_grad(set_to_none=True)
-                l_data, l_weak, _, _ = losses_now(phase in settings.couple)
+                l_data, l_weak, _, _ = losses_now(phase in settings.couple, phase, epoch)
                 loss = l_data + settings.lambda_w * l_weak.float()
                 if l1:
                     loss = loss + settings.lambda_r * (xi.abs().sum() + net.l1()).float()
@@ -345,7 +394,7 @@ def fit_network(
         for e in range(n_eq):
             rhs = (scaled.T @ b[:, e].double())[:, None]
             sol = torch.cholesky_solve(rhs, chol)[:, 0] / scale
-            xi[e] = sol.reshape(xi.shape[1:]).to(xi.dtype)
+            xi[e] = sol.reshape(xi.shape[1:]).to(xi.dtype) / xi_scale(G)[e]
     if not interrupted:
         run("prune", settings.prune_epochs, joint, True)
 
@@ -354,7 +403,7 @@ def fit_network(
         _, _, G, b = losses_now()
         norms = G.norm(dim=0)  # (S, A)
         bnorm = b.norm(dim=0)  # (E,)
-        rel = (xi.abs() * norms[None]) / bnorm[:, None, None]  # (E, S, A)
+        rel = (effective_xi(G).abs() * norms[None]) / bnorm[:, None, None]  # (E, S, A)
         strength = rel.max(dim=0).values.cpu().numpy()
         Ug = surrogate.grid(axes).double().cpu().numpy()  # the coarse grid: enough for RMS
     exprs = net.expressions()
@@ -423,7 +472,7 @@ def fit_network(
                     for j, value in zip(cols[e], coefs[e].tolist()):
                         per.setdefault(library[j].short(), []).append(value)
             l_weak = ((resid**2).sum(0) / b_norm.double()).mean()
-            loss = data.loss()
+            loss = data_loss("tune", len(record))
             if "tune" in settings.couple:
                 loss = loss + settings.lambda_w * l_weak.float()
             loss.backward()
@@ -456,6 +505,15 @@ def fit_network(
     }
 
     # ---------------------------------------------------------------- final sparse fit
+    if check is not None:
+        surrogate.load_state_dict(best["state"])
+        history["surrogate"] = {k: best[k] for k in ("phase", "epoch", "loss")}
+        log.info(
+            "final fit on the surrogate of %s epoch %d (held-out loss %.3e)",
+            best["phase"],
+            best["epoch"],
+            best["loss"],
+        )
     with torch.no_grad():
         _, Gl, b = tune_system()
     Gn, bn = Gl.cpu().numpy(), b.cpu().numpy()

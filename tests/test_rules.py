@@ -55,6 +55,22 @@ def test_galilean_vorticity_from_substitution():
     assert shorts(libs[wt]) == ["w", "w_x", "w_yy", "u_x", "w_xy", "d_x(u*w)", "d_y(v*w)"]
 
 
+def test_galilean_with_velocities_inside_functions():
+    # the frame shift sits inside sin: the infinitesimal image of sin(w - v) is -cos(w - v)·(-1)
+    fields = ("w", "u", "v")
+    W, U, V = (sympy.Function(n)(t, x, y) for n in fields)
+    (wt,) = terms("w_t", "t,x,y", fields)
+    lib = [
+        symweak.ir.Term(sympy.sin(W), {}),
+        symweak.ir.Term(W * sympy.sin(W - V / 2), {}),
+        symweak.ir.Term(sympy.sin(U), {x: 1}),
+        symweak.ir.Term(sympy.cos(W) ** 2, {y: 2}),
+    ]
+    libs, (report,) = apply_rules({wt: lib}, [Galilean("u", "v")], [t, x, y], [W, U, V])
+    assert report.removed == {"w_t": ["-w*sin(v/2 - w)", "d_x(sin(u))"]}
+    assert shorts(libs[wt])[:2] == ["sin(w)", "d_yy(cos(w)^2)"]
+
+
 def test_galilean_errors():
     with pytest.raises(SymweakError, match="needs a time coordinate `t`"):
         Galilean("u").apply({}, [x], [sympy.Function("u")(x)])

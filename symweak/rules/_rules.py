@@ -211,52 +211,54 @@ class Rule:
 
     # ------------------------------------------------------------------ action on terms
     def image(self, term: Term, bound) -> TermVector:
-        """g(T) as a term vector ``{Term: coefficient}``."""
+        """g(T) as a term vector ``{Term: coefficient}`` (coefficients may hold parameters)."""
+        F, op = self._mapped(term, bound)
+        return _term_vector(op, F, bound[0])
+
+    def generator(self, term: Term, bound, p, point) -> TermVector:
+        """d/dp g_p(T) at the identity: the infinitesimal image, a vector of parameter-free
+        terms even where p sits inside a function (sin(u - c) -> -cos(u))."""
+        F, op = self._mapped(term, bound)
+        F0, dF = F.subs(point), sympy.diff(F, p).subs(point)
+        op0, dop = op.subs(point), sympy.expand(sympy.diff(op, p).subs(point))
+        out = _term_vector(op0, dF, bound[0])
+        for k, v in _term_vector(dop, F0, bound[0]).items():
+            out[k] = out.get(k, 0) + v
+        return _clean(out)
+
+    def _mapped(self, term: Term, bound):
+        """(F(U(u)), D̄^α as a polynomial in derivative symbols d_k) of g(T)."""
         coords, fmap, _params, Dbar = bound
         F = term.F.xreplace(fmap)
         orders = term.orders([c.name for c in coords])
-        d = sympy.symbols(f"_d0:{len(coords)}", commutative=True)
+        d = _dsymbols(len(coords))
         op = sympy.Integer(1)
         for i, n in enumerate(orders):
             if n:
                 op *= sum(Dbar[i, k] * d[k] for k in range(len(coords))) ** n
-        poly = sympy.Poly(sympy.expand(op), *d)
-        out: TermVector = {}
-        for monom, coeff in poly.terms():
-            alpha = {coords[k]: n for k, n in enumerate(monom) if n}
-            for part in sympy.Add.make_args(sympy.expand(F)):
-                c, mono = part.as_independent(*part.atoms(AppliedUndef), as_Add=False)
-                if not mono.atoms(AppliedUndef):
-                    if alpha:
-                        continue  # the derivative of a constant
-                    c, mono = part, sympy.Integer(1)
-                if alpha and not _depends_on(mono, alpha):
-                    continue
-                factor, canon = Term(mono, alpha).canonical()
-                out[canon] = out.get(canon, 0) + coeff * c * factor
-        return {k: v for k, v in out.items() if sympy.simplify(v) != 0}
+        return F, sympy.expand(op)
 
     def residuals(self, term: Term, lhs: Term, bound, point) -> list[TermVector]:
         """Per generator (parameter), or once for a discrete map: (g(T) - λ T, g(L) - λ L)."""
-        lam_vec = self.image(lhs, bound)
         canon_lhs = lhs.canonical()
-        lam = lam_vec.get(canon_lhs[1], 0) / canon_lhs[0]
-        gT = self.image(term, bound)
         ft, ct = term.canonical()
-        gT[ct] = gT.get(ct, 0) - lam * ft
-        rL = dict(lam_vec)
-        rL[canon_lhs[1]] = rL.get(canon_lhs[1], 0) - lam * canon_lhs[0]
         params = bound[2]
         if not params:
+            lam_vec = self.image(lhs, bound)
+            lam = lam_vec.get(canon_lhs[1], 0) / canon_lhs[0]
+            gT = self.image(term, bound)
+            gT[ct] = gT.get(ct, 0) - lam * ft
+            rL = dict(lam_vec)
+            rL[canon_lhs[1]] = rL.get(canon_lhs[1], 0) - lam * canon_lhs[0]
             return [(_clean(gT), _clean(rL))]
         out = []
         for p in params:
-            out.append(
-                (
-                    _clean({k: sympy.diff(v, p).subs(point) for k, v in gT.items()}),
-                    _clean({k: sympy.diff(v, p).subs(point) for k, v in rL.items()}),
-                )
-            )
+            # d/dp [g(T) - λ(p) T] and d/dp [g(L) - λ(p) L] at the identity
+            dT, dL = self.generator(term, bound, p, point), self.generator(lhs, bound, p, point)
+            dlam = dL.get(canon_lhs[1], 0) / canon_lhs[0]
+            dT[ct] = dT.get(ct, 0) - dlam * ft
+            dL[canon_lhs[1]] = dL.get(canon_lhs[1], 0) - dlam * canon_lhs[0]
+            out.append((_clean(dT), _clean(dL)))
         return out
 
     def respects(self, term: Term, lhs: Term, bound, point) -> bool:
@@ -348,14 +350,12 @@ class Rule:
                 if dest is None:
                     continue
                 for term in list(libs[lhs]):
-                    vec = self.image(term, bound)
                     if bound[2]:
                         images = set()
                         for p in bound[2]:
-                            step = {k: sympy.diff(v, p).subs(point) for k, v in vec.items()}
-                            images |= set(_clean(step))
+                            images |= set(self.generator(term, bound, p, point))
                     else:
-                        images = set(vec)
+                        images = set(self.image(term, bound))
                     for new in sorted(images, key=lambda t: t.sort_key):
                         if new == dest or new in libs[dest] or (not new.alpha and new.F.is_number):
                             continue
@@ -364,6 +364,30 @@ class Rule:
                         changed = True
             if not changed:
                 break
+
+
+def _dsymbols(n: int):
+    return sympy.symbols(f"_d0:{n}", commutative=True)
+
+
+def _term_vector(op: sympy.Expr, F: sympy.Expr, coords) -> TermVector:
+    """The terms of op(d) F with d_k = ∂/∂coords[k], as ``{canonical Term: coefficient}``."""
+    d = _dsymbols(len(coords))
+    poly = sympy.Poly(op, *d)
+    out: TermVector = {}
+    for monom, coeff in poly.terms():
+        alpha = {coords[k]: n for k, n in enumerate(monom) if n}
+        for part in sympy.Add.make_args(sympy.expand(F)):
+            c, mono = part.as_independent(*part.atoms(AppliedUndef), as_Add=False)
+            if not mono.atoms(AppliedUndef):
+                if alpha:
+                    continue  # the derivative of a constant
+                c, mono = part, sympy.Integer(1)
+            if alpha and not _depends_on(mono, alpha):
+                continue
+            factor, canon = Term(mono, alpha).canonical()
+            out[canon] = out.get(canon, 0) + coeff * c * factor
+    return {k: v for k, v in out.items() if sympy.simplify(v) != 0}
 
 
 def _depends_on(mono: sympy.Expr, alpha: Mapping) -> bool:

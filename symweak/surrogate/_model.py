@@ -243,9 +243,7 @@ class Surrogate(nn.Module):
         """
         train, held = split_points(obs, validation, seed)
         data = DataTerm(self, train, max_points=max_points, seed=seed)
-        check = None
-        if held is not None:
-            check = DataTerm(self, held, data.mode, max_points=max_points, seed=seed + 1)
+        check = held_out_term(self, held, data.mode, max_points, seed)
         best = (math.inf, None)
         opt = torch.optim.Adam(self.parameters(), lr=lr)
         sched = torch.optim.lr_scheduler.CosineAnnealingLR(
@@ -286,6 +284,20 @@ class Surrogate(nn.Module):
         self.fit_seconds = time.perf_counter() - start
         self.validation_loss = best[0]
         return history
+
+
+def held_out_term(model, held, mode: str, max_points: int | None, seed: int):
+    """The data term on the held-out points, or None. Held-out sets larger than
+    ``max_points`` are cut to a fixed seeded subset (not a fresh batch each time), so that
+    the validation losses of different epochs compare the same points."""
+    if held is None:
+        return None
+    if max_points and len(held) > max_points:
+        rng = np.random.default_rng(seed + 15485863)
+        keep = np.zeros(len(held), dtype=bool)
+        keep[rng.choice(len(held), size=max_points, replace=False)] = True
+        held = held.subset(keep)
+    return DataTerm(model, held, mode, seed=seed + 1)
 
 
 def split_points(obs, fraction: float, seed: int):
