@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import sympy
+import torch
 
 import symweak
 from symweak import Observations
@@ -45,6 +46,20 @@ def test_network_result_has_a_surrogate(result):
     mse = float(np.mean((pred - obs.clean["u"]) ** 2))
     assert mse < 1e-3
     assert set(res.history["phases"]) == {"warmup", "search", "prune", "tune"}
+
+
+def test_final_fit_uses_the_surrogate_with_the_lowest_held_out_loss(result):
+    from symweak.surrogate._model import held_out_term, split_points
+
+    obs, res = result
+    chosen = res.history["surrogate"]
+    assert chosen["phase"] in ("warmup", "search", "prune", "tune")
+    _, held = split_points(obs, 0.1, 0)
+    check = held_out_term(res.surrogate, held, "points", None, 0)
+    with torch.no_grad():
+        again = check.loss().item()
+    # the restored parameters are the recorded ones (float32 evaluation, other path)
+    assert again == pytest.approx(chosen["loss"], rel=1e-3)
 
 
 def test_network_is_deterministic(result):
