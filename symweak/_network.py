@@ -288,23 +288,30 @@ def fit_network(
         Uc = surrogate.grid(axes).to(wdtype)
         b_norm = (weak.lhs(Uc, field_index) ** 2).sum(0).clamp_min(1e-30)
 
-    def xi_scale(G: torch.Tensor) -> torch.Tensor:
-        """(E, S, A) factors ξ = ξ̃·‖b_e‖/‖G_sa‖ (detached) when ``precondition``, else 1.
+    precond = {"scale": None}
+
+    def set_scale(G: torch.Tensor | None) -> None:
+        """Fix the factors ξ = ξ̃·s with s = ‖b_e‖/‖G_sa‖ at the start of a phase (keeping ξ).
 
         The network's columns differ in size by orders of magnitude (ω³ next to ω_xx), and
         Adam moves every parameter by about the learning rate: unscaled, a step on the
         coefficient of a large column overshoots and the weak loss blows up (seen on
-        Navier–Stokes). ξ̃ is the term's contribution relative to the left-hand side, which
-        is also what the L1 penalty of the pruning phase should weigh."""
-        if not settings.precondition:
-            return torch.ones_like(xi)
+        Navier–Stokes). ξ̃ is then the term's contribution relative to the left-hand side,
+        which is also what the L1 penalty of the pruning phase should weigh. The factors are
+        constant within a phase: re-normalising every step would make a column's weight
+        irrelevant, and L1 would shrink outputs to round-off that is then scaled back up."""
+        if not settings.precondition or G is None:
+            return
         with torch.no_grad():
             norms = G.norm(dim=0)  # (S, A)
-            norms = norms.clamp_min(1e-12 * float(norms.max().clamp_min(1e-30)))
-            return b_norm.sqrt()[:, None, None].to(norms.dtype) / norms[None]
+            norms = norms.clamp_min(1e-6 * float(norms.max().clamp_min(1e-30)))
+            new = (b_norm.sqrt()[:, None, None].to(norms.dtype) / norms[None]).to(xi.dtype)
+            old = precond["scale"] if precond["scale"] is not None else 1.0
+            xi.mul_(old / new)
+            precond["scale"] = new
 
-    def effective_xi(G: torch.Tensor) -> torch.Tensor:
-        return xi * xi_scale(G)
+    def effective_xi(G: torch.Tensor | None = None) -> torch.Tensor:
+        return xi if precond["scale"] is None else xi * precond["scale"]
 
     def losses_now(couple: bool = True, phase: str | None = None, epoch: int = 0):
         l_data = data_loss(phase, epoch) if phase else data.loss()
@@ -370,6 +377,8 @@ def fit_network(
         {"params": [xi, *net.weights, *net.biases], "lr": settings.lr_network},
     ]
     if settings.search and not interrupted:
+        with torch.no_grad():
+            set_scale(losses_now()[2])
         run(
             "search",
             settings.search_epochs,
@@ -394,7 +403,9 @@ def fit_network(
         for e in range(n_eq):
             rhs = (scaled.T @ b[:, e].double())[:, None]
             sol = torch.cholesky_solve(rhs, chol)[:, 0] / scale
-            xi[e] = sol.reshape(xi.shape[1:]).to(xi.dtype) / xi_scale(G)[e]
+            xi[e] = sol.reshape(xi.shape[1:]).to(xi.dtype)
+        precond["scale"] = None  # ξ holds plain coefficients now; rescaled for pruning
+        set_scale(G)
     if not interrupted:
         run("prune", settings.prune_epochs, joint, True)
 

@@ -156,3 +156,14 @@ def test_chunked_grid_equals_whole_grid_with_gradients():
     (slabs**2).sum().backward()
     torch.testing.assert_close(slabs, whole, rtol=1e-6, atol=1e-7)
     torch.testing.assert_close(m.embedding.mu.grad, g_whole, rtol=1e-4, atol=1e-6)
+
+
+def test_predict_points_on_a_grid_equals_point_wise_prediction():
+    full, sample = small_obs(ratio=0.5)
+    m = Surrogate.for_observations(sample, kernels=40, seed=1)
+    via_grid = m.predict_points(sample)  # half the grid: the grid path
+    point_wise = m.predict(sample.coords)
+    assert np.allclose(via_grid["u"], point_wise["u"], rtol=0, atol=1e-5)
+    assert via_grid["u"].shape == (len(sample),)
+    sparse = full.sample(0.05, seed=2)  # 5 %: point-wise
+    assert np.allclose(m.predict_points(sparse)["u"], m.predict(sparse.coords)["u"], atol=1e-6)

@@ -73,6 +73,11 @@ def run_case(
         "equation": res.short(),
         "method": res.method,
         "rules": bool(rules and system.rules),
+        "phases": {
+            name: round(float(info["seconds"]), 1)
+            for name, info in (res.history or {}).get("phases", {}).items()
+            if isinstance(info, dict) and "seconds" in info
+        },
     }
     if res.surrogate is not None:
         # the paper's ℒ: mean squared error of Û against the clean field on the whole grid

@@ -210,7 +210,17 @@ class Surrogate(nn.Module):
         return {n: out[..., i] for i, n in enumerate(self.field_names)}
 
     def predict_points(self, obs) -> dict[str, np.ndarray]:
-        """Predictions at the points of some observations."""
+        """Predictions at the points of some observations.
+
+        Points that fill a good part of a grid are evaluated on the grid (separable, chunked)
+        and indexed: for a whole 2-D-space benchmark grid (millions of points) that is seconds
+        instead of the many minutes of point-wise Gaussians."""
+        grid = obs.grid
+        if grid is not None and tuple(grid.names) == tuple(self.coord_names):
+            size = int(np.prod([len(a) for a in grid.axes.values()]))
+            if 4 * len(obs) >= size:
+                full = self.predict_grid(grid.axes)
+                return {n: v.reshape(-1)[obs.grid_index] for n, v in full.items()}
         return self.predict(obs.coords)
 
     # ------------------------------------------------------------------ fitting
