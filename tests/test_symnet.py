@@ -72,3 +72,19 @@ def test_fixed_before_readout():
 def test_closure_degree_is_capped():
     lib = library_from_network([U**27 + U], {0: [()]}, {"u": 1.0}, max_degree=4)
     assert [t.short() for t in lib] == ["u", "u^2", "u^3", "u^4"]
+
+
+def test_deep_outputs_are_read_without_expanding_them():
+    from symweak.symnet._extract import structural_degree
+
+    f = sympy.Float
+    inner = (f(0.31) * U + f(0.12) * V + f(-0.53)) ** 3
+    deep = (f(0.7) * (f(0.2) * inner + f(0.9) * U * V) ** 3 * (inner + f(0.5)) + f(0.1)) ** 3
+    expr = deep + f(0.4) * sympy.sin(U)
+    assert structural_degree(inner) == 3 and structural_degree(expr) == 36
+    lib = library_from_network([expr], {0: [(), ((x, 1),)]}, {"u": 1.0, "v": 1.0}, max_degree=2)
+    shorts = [term.short() for term in lib]
+    assert shorts == [
+        "u*v", "u", "u^2", "v", "v^2", "sin(u)",
+        "d_x(u*v)", "u_x", "d_x(u^2)", "v_x", "d_x(v^2)", "d_x(sin(u))",
+    ]  # fmt: skip

@@ -93,6 +93,40 @@ def _size(coeff, mono, field_rms) -> float:
     return size
 
 
+def structural_degree(expr: sympy.Expr) -> int:
+    """An upper bound on the polynomial degree of ``expr`` in the fields, without expanding
+    (functions count as degree 0, their arguments are not looked into)."""
+    if isinstance(expr, AppliedUndef):
+        return 1
+    if expr.is_Add:
+        return max((structural_degree(a) for a in expr.args), default=0)
+    if expr.is_Mul:
+        return sum(structural_degree(a) for a in expr.args)
+    if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
+        return structural_degree(expr.base) * int(expr.exp)
+    return 0
+
+
+def _function_atoms(expr, field_rms, max_degree: int) -> list:
+    """Non-polynomial functions of a deep output, arguments Taylor-expanded when small and
+    snapped; functions of arguments too deep to expand are skipped."""
+    out = []
+    atoms = [
+        f
+        for f in expr.atoms(sympy.Function)
+        if not isinstance(f, AppliedUndef) and fields_in(f)
+    ]
+    for f in sorted(atoms, key=sympy.default_sort_key):
+        if any(structural_degree(a) > 3 * max_degree for a in f.args):
+            continue
+        g = snap_arguments(taylor_small_arguments(f, field_rms))
+        for part in sympy.Add.make_args(sympy.expand(g)):
+            _, mono = part.as_coeff_Mul()
+            if not mono.is_number and not mono.is_polynomial(*fields_in(mono)):
+                out.append(mono)
+    return out
+
+
 def _add_terms(mono, alphas, terms: list, seen: set) -> None:
     """Append the canonical D^α mono for each α (skipping α along a coordinate mono lacks)."""
     for alpha in alphas:
@@ -138,6 +172,17 @@ def library_from_network(
         monos, alphas_all, degree, fields = [], set(), 0, set()
         others: dict = {}  # non-polynomial monomial -> its largest relative size
         for s, alphas in active.items():
+            alphas_all |= {tuple(a) for a in alphas}
+            if structural_degree(exprs[s]) > 3 * max_degree:
+                # A deep output ((...)^3 of (...)^3 ...) would take SymPy minutes to expand
+                # (a Burgers run stalled there), and its monomials beyond max_degree are cut
+                # anyway: it contributes its fields, the degree cap, and its functions.
+                fs = fields_in(exprs[s])
+                fields |= fs
+                degree = max(degree, max_degree)
+                for mono in _function_atoms(exprs[s], field_rms, max_degree):
+                    others[mono] = max(others.get(mono, 0.0), 0.5)
+                continue
             F = sympy.expand(
                 snap_arguments(taylor_small_arguments(sympy.expand(exprs[s]), field_rms))
             )
@@ -152,7 +197,6 @@ def library_from_network(
                     degree = max(degree, int(sympy.Poly(mono, *fs).total_degree()))
                 elif top > 0 and size >= function_tol * top:
                     others[mono] = max(others.get(mono, 0.0), size / top)
-            alphas_all |= {tuple(a) for a in alphas}
         # Products of operators on several fields expand into hundreds of distinct
         # non-polynomial monomials (1910 candidates on NLS): keep the largest few.
         ranked = sorted(others.items(), key=lambda kv: (-kv[1], sympy.default_sort_key(kv[0])))
