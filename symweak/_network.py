@@ -272,9 +272,7 @@ def fit_network(
         loss = data.loss(grid_values)
         if check is not None:
             with torch.no_grad():
-                val = check.loss(
-                    grid_values.detach() if grid_values is not None else None
-                ).item()
+                val = check.loss(grid_values.detach() if grid_values is not None else None).item()
             if val < best["loss"]:
                 best.update(
                     loss=val,

@@ -112,9 +112,7 @@ def _function_atoms(expr, field_rms, max_degree: int) -> list:
     snapped; functions of arguments too deep to expand are skipped."""
     out = []
     atoms = [
-        f
-        for f in expr.atoms(sympy.Function)
-        if not isinstance(f, AppliedUndef) and fields_in(f)
+        f for f in expr.atoms(sympy.Function) if not isinstance(f, AppliedUndef) and fields_in(f)
     ]
     for f in sorted(atoms, key=sympy.default_sort_key):
         if any(structural_degree(a) > 3 * max_degree for a in f.args):
