@@ -128,6 +128,8 @@ def evaluate_functions(
 def term_complexity(library: Sequence[Term], how: str) -> np.ndarray | None:
     """Per-term weights for the sparsity penalty: ``"terms"`` (all 1), ``"degree"`` (the
     polynomial degree of F, at least 1), ``"degree+order"`` (degree + derivative order / 2)."""
+    if how not in ("terms", "degree", "degree+order"):
+        raise SymweakError(f"complexity must be 'terms', 'degree' or 'degree+order', got {how!r}.")
     if how == "terms":
         return None
     out = []
@@ -141,10 +143,6 @@ def term_complexity(library: Sequence[Term], how: str) -> np.ndarray | None:
         w = max(int(deg), 1)
         if how == "degree+order":
             w = w + 0.5 * term.total_order
-        elif how != "degree":
-            raise SymweakError(
-                f"complexity must be 'terms', 'degree' or 'degree+order', got {how!r}."
-            )
         out.append(float(w))
     return np.array(out)
 

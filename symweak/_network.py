@@ -27,7 +27,7 @@ import sympy
 import torch
 
 from ._errors import SymweakError
-from ._fastpath import equation_libraries, fit_equations, union
+from ._fastpath import equation_libraries, fit_equations, term_complexity, union
 from .compile import compile_expressions
 from .ir import Equation, Term, multi_indices
 from .regress import mstls
@@ -75,6 +75,9 @@ class NetworkSettings:
     extract_tol: float = 1e-3
     max_degree: int = 4
     criterion: str = "wsindy"
+    # sparsity weight per term in the final fit: "degree" (polynomial degree of F) lets
+    # u_xx win over d_xx(u^2) when both fit the (noisy) weak form about equally
+    complexity: str = "degree"
     device: str | None = None
     grid_points: int = 8000
     # data points per step of the data loss (seeded batches): "auto" = 20 000 on (t, x) data,
@@ -179,6 +182,7 @@ def fit_network(
             f"network option max_points must be 'auto', None or a positive integer, "
             f"got {max_points!r}."
         )
+    term_complexity([], settings.complexity)  # an unknown name fails here, before training
     if max_points == "auto":
         max_points = 20000 if len(names) <= 2 else 5000
     start = time.perf_counter()
@@ -535,7 +539,9 @@ def fit_network(
     results = fit_equations(
         designs,
         ties,
-        lambda G, b, _lib: mstls(G, b, criterion=settings.criterion),
+        lambda G, b, lib: mstls(
+            G, b, criterion=settings.criterion, complexity=term_complexity(lib, settings.complexity)
+        ),
     )
     for lhs in lhs_terms:
         rhs, fit = results[lhs]

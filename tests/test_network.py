@@ -84,6 +84,15 @@ def test_bad_max_points_is_rejected(bad):
         symweak.discover(obs, ops="id,^2", lhs="u_t", network={"max_points": bad}, progress=False)
 
 
+def test_bad_complexity_is_rejected_before_training():
+    obs = advection_diffusion().sample(0.1, seed=0)
+    with pytest.raises(
+        symweak.SymweakError,
+        match=r"complexity must be 'terms', 'degree' or 'degree\+order', got 'size'\.",
+    ):
+        symweak.discover(obs, ops="id,^2", lhs="u_t", network={"complexity": "size"}, progress=False)
+
+
 def test_scattered_points_off_grid():
     rng = np.random.default_rng(0)
     t = rng.uniform(0, 2, 800)
