@@ -90,7 +90,28 @@ def test_bad_complexity_is_rejected_before_training():
         symweak.SymweakError,
         match=r"complexity must be 'terms', 'degree' or 'degree\+order', got 'size'\.",
     ):
-        symweak.discover(obs, ops="id,^2", lhs="u_t", network={"complexity": "size"}, progress=False)
+        symweak.discover(
+            obs, ops="id,^2", lhs="u_t", network={"complexity": "size"}, progress=False
+        )
+
+
+def test_final_fit_on_the_data_grid_when_training_used_a_coarser_one():
+    obs = advection_diffusion().sample(0.1, seed=0).add_noise(0.05, seed=0)
+    opts = dict(FAST, grid_points=3000)  # x strided by 2 for training: 41 x 64
+    res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, network=opts, progress=False)
+    assert "final" in res.history["phases"]
+    s = score(res.ir, symweak.parse_equation("u_t = -1.0*u_x + 0.1*u_xx"))
+    assert s.tpr == 1.0 and s.e_inf < 0.1, res.short()
+
+
+def test_bad_final_grid_is_rejected_before_training():
+    obs = advection_diffusion().sample(0.1, seed=0)
+    with pytest.raises(
+        symweak.SymweakError, match="final_grid must be 'full' or 'coarse', got 'fine'"
+    ):
+        symweak.discover(
+            obs, ops="id,^2", lhs="u_t", network={"final_grid": "fine"}, progress=False
+        )
 
 
 def test_scattered_points_off_grid():
