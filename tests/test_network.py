@@ -45,7 +45,7 @@ def test_network_result_has_a_surrogate(result):
     pred = res.predict(t=obs.coords["t"], x=obs.coords["x"])["u"]
     mse = float(np.mean((pred - obs.clean["u"]) ** 2))
     assert mse < 1e-3
-    assert set(res.history["phases"]) == {"warmup", "search", "prune", "tune"}
+    assert set(res.history["phases"]) == {"warmup", "search", "prune", "tune", "final"}
 
 
 def test_final_fit_uses_the_surrogate_with_the_lowest_held_out_loss(result):
