@@ -318,7 +318,7 @@ def fit_network(
             xi.mul_(old / new)
             precond["scale"] = new
 
-    def effective_xi(G: torch.Tensor | None = None) -> torch.Tensor:
+    def effective_xi() -> torch.Tensor:
         return xi if precond["scale"] is None else xi * precond["scale"]
 
     def losses_now(couple: bool = True, phase: str | None = None, epoch: int = 0):
@@ -329,7 +329,7 @@ def fit_network(
         F = net(Uc)
         G = weak.columns(F)  # (K, S, A)
         b = weak.lhs(Uc, field_index)  # (K, E)
-        rhs = torch.einsum("ksa,esa->ke", G, effective_xi(G))
+        rhs = torch.einsum("ksa,esa->ke", G, effective_xi())
         l_weak = (((rhs - b) ** 2).sum(0) / b_norm).mean()
         return l_data, l_weak, G, b
 
@@ -422,7 +422,7 @@ def fit_network(
         _, _, G, b = losses_now()
         norms = G.norm(dim=0)  # (S, A)
         bnorm = b.norm(dim=0)  # (E,)
-        rel = (effective_xi(G).abs() * norms[None]) / bnorm[:, None, None]  # (E, S, A)
+        rel = (effective_xi().abs() * norms[None]) / bnorm[:, None, None]  # (E, S, A)
         strength = rel.max(dim=0).values.cpu().numpy()
         Ug = surrogate.grid(axes).double().cpu().numpy()  # the coarse grid: enough for RMS
     exprs = net.expressions()
@@ -461,14 +461,26 @@ def fit_network(
     lib_alphas = [t.orders(names) for t in library]
     lib_index = [index[t.F] for t in library]
 
-    def tune_system():
-        Ug = surrogate.grid(axes)
+    def library_system(grid_axes, assembler, chunk: int | None = None):
+        """(Û on the grid, weak columns G of the library, left-hand sides b) in float64.
+        ``chunk``: integrate that many library columns at a time (bounded memory on the
+        data's own 2-D-space grid)."""
+        Ug = surrogate.grid(grid_axes)
         U64 = Ug.double()
-        vals = library_fn(*U64.unbind(-1))  # (*grid, nF)
-        Fs = torch.movedim(vals, -1, 0)[lib_index]
-        Gl = asm64.integrate(Fs, lib_alphas)
-        b = asm64.integrate(torch.stack([U64[..., i] for i in field_index]), lhs_alphas)
+        vals = torch.movedim(library_fn(*U64.unbind(-1)), -1, 0)  # (nF, *grid)
+        step = chunk or len(library)
+        Gl = torch.cat(
+            [
+                assembler.integrate(vals[lib_index[i : i + step]], lib_alphas[i : i + step])
+                for i in range(0, len(library), step)
+            ],
+            dim=1,
+        )
+        b = assembler.integrate(torch.stack([U64[..., i] for i in field_index]), lhs_alphas)
         return Ug, Gl, b
+
+    def tune_system():
+        return library_system(axes, asm64)
 
     opt = torch.optim.Adam(surrogate.parameters(), lr=settings.lr_joint_surrogate)
     t0 = time.perf_counter()
@@ -534,17 +546,7 @@ def fit_network(
         fine_np = {n: np.asarray(full_axes[n], dtype=np.float64) for n in names}
         fine_asm = WeakAssembler(fine_np, tests, orders, device=device)
         fine = [torch.as_tensor(fine_np[n], dtype=surrogate.lo.dtype, device=device) for n in names]
-        U64 = surrogate.grid(fine).double()
-        vals = torch.movedim(library_fn(*U64.unbind(-1)), -1, 0)  # (nF, *grid)
-        cols = []
-        step = 8  # library columns at a time: bounded memory on 2-D-space grids
-        for start in range(0, len(library), step):
-            idx = lib_index[start : start + step]
-            cols.append(fine_asm.integrate(vals[idx], lib_alphas[start : start + step]))
-        del vals
-        Gl = torch.cat(cols, dim=1)
-        b = fine_asm.integrate(torch.stack([U64[..., i] for i in field_index]), lhs_alphas)
-        return Gl, b
+        return library_system(fine, fine_asm, chunk=8)[1:]
 
     # ---------------------------------------------------------------- final sparse fit
     if check is not None:
