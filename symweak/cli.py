@@ -213,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--constraints", default=None, help="file with a constraint spec")
     p.add_argument("--method", default="auto", choices=["auto", "grid", "network"])
     p.add_argument("--n-tests", type=int, default=1000, help="number of test functions")
-    p.add_argument("--criterion", default="wsindy", choices=["wsindy", "elbow", "bic"])
+    p.add_argument("--criterion", default="wsindy", choices=["wsindy", "elbow", "bic", "log"])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="save the result as JSON")
     p.set_defaults(func=_cmd_discover)

@@ -46,6 +46,14 @@ def test_network_result_has_a_surrogate(result):
     mse = float(np.mean((pred - obs.clean["u"]) ** 2))
     assert mse < 1e-3
     assert set(res.history["phases"]) == {"warmup", "search", "prune", "tune", "final"}
+    final = res.history["phases"]["final"]
+    # both test-function scales were tried; larger supports average the noise a little
+    # better (a smaller residual, less than 3x smaller), which is not a reason to switch
+    assert set(final["residuals"]) == {"cap", "axis"}
+    assert final["residuals"]["axis"] < final["residuals"]["cap"] < 3 * final["residuals"]["axis"]
+    assert final["tests"] == "cap"
+    kept = np.mean([fit["residual"] for fit in res.history["fits"]])
+    assert kept == pytest.approx(final["residuals"][final["tests"]], rel=1e-12)
 
 
 def test_final_fit_uses_the_surrogate_with_the_lowest_held_out_loss(result):
@@ -112,6 +120,23 @@ def test_bad_final_grid_is_rejected_before_training():
         symweak.discover(
             obs, ops="id,^2", lhs="u_t", network={"final_grid": "fine"}, progress=False
         )
+
+
+@pytest.mark.parametrize("option", ["test_scale", "final_tests"])
+def test_bad_test_scale_is_rejected_before_training(option):
+    obs = advection_diffusion().sample(0.1, seed=0)
+    value = "wide" if option == "test_scale" else ("cap", "wide")
+    with pytest.raises(
+        symweak.SymweakError,
+        match="test_scale and final_tests take 'cap', 'paper' or 'axis', got 'wide'",
+    ):
+        symweak.discover(obs, ops="id,^2", lhs="u_t", network={option: value}, progress=False)
+
+
+def test_bad_final_switch_is_rejected_before_training():
+    obs = advection_diffusion().sample(0.1, seed=0)
+    with pytest.raises(symweak.SymweakError, match=r"final_switch must be a number >= 1, got 0\.5"):
+        symweak.discover(obs, ops="id,^2", lhs="u_t", network={"final_switch": 0.5}, progress=False)
 
 
 def test_scattered_points_off_grid():

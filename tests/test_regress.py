@@ -29,7 +29,7 @@ def test_stlsq_removes_small_terms_and_keeps_forced_ones():
     assert 0 in set(forced.support)
 
 
-@pytest.mark.parametrize("criterion", ["wsindy", "elbow", "bic"])
+@pytest.mark.parametrize("criterion", ["wsindy", "elbow", "bic", "log"])
 def test_model_selection_without_truth(criterion):
     G, b, xi = problem(noise=0.05)
     fit = mstls(G, b, criterion=criterion)
@@ -45,3 +45,34 @@ def test_bad_systems_are_reported():
         lstsq(np.full((5, 2), np.nan), np.ones(5))
     with pytest.raises(SymweakError, match="criterion must be"):
         mstls(np.eye(4), np.ones(4), criterion="aic")
+
+
+def test_log_criterion_keeps_a_nearly_collinear_term():
+    # Chafee-Infante-like: column 1 is almost -column 0 (u_xx ~ -u), the truth uses all three
+    rng = np.random.default_rng(1)
+    u = rng.standard_normal(300)
+    G = np.column_stack(
+        [u, -u + 0.05 * rng.standard_normal(300), u**3 / 8, rng.standard_normal(300)]
+    )
+    xi = np.array([-1.0, 1.0, 1.0, 0.0])
+    b = G @ xi + 1e-4 * rng.standard_normal(300)
+    plain = mstls(G, b, criterion="wsindy")
+    assert list(plain.support) != [0, 1, 2]  # a fixed cost per term drops the small ones
+    fit = mstls(G, b, criterion="log")
+    assert list(fit.support) == [0, 1, 2]
+    np.testing.assert_allclose(fit.coef[:3], xi[:3], rtol=1e-2)
+    with pytest.raises(SymweakError, match="penalty must be a positive number"):
+        mstls(G, b, criterion="log", penalty=0.0)
+
+
+def test_swap_refine_finds_the_pair_a_greedy_start_misses():
+    from symweak.regress import swap_refine
+
+    rng = np.random.default_rng(2)
+    a, c, e = rng.standard_normal((3, 200))
+    d = a + c + 0.3 * rng.standard_normal(200)  # best single column, not in the truth
+    G = np.column_stack([a, c, d, e])
+    b = a + c
+    assert swap_refine(G, b, (2, 3)) == (0, 1)
+    assert swap_refine(G, b, (0, 1)) == (0, 1)  # already best: unchanged
+    assert swap_refine(G, b, (2, 3), keep=[2]) == (0, 2)  # a kept term is never swapped out

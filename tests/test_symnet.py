@@ -88,3 +88,32 @@ def test_deep_outputs_are_read_without_expanding_them():
         "u*v", "u", "u^2", "v", "v^2", "sin(u)",
         "d_x(u*v)", "u_x", "d_x(u^2)", "v_x", "d_x(v^2)", "d_x(sin(u))",
     ]  # fmt: skip
+
+
+def test_functions_are_also_candidates_at_unit_scale():
+    f = sympy.Float
+    # a sine whose argument is small on average (rms 0.6) but not everywhere (max 3)
+    out = f(1.3) * sympy.sin(f(0.43) * U + f(0.1)) + f(0.2) * U**2
+    lib = library_from_network([out], {0: [()]}, {"u": 0.6}, field_max={"u": 3.0})
+    shorts = [term.short() for term in lib]
+    assert "sin(u)" in shorts and "u^2" in shorts
+    # where |u| <= 1 sin u is u - u^3/6 to 1 %: no extra, nearly collinear candidate
+    lib = library_from_network([out], {0: [()]}, {"u": 0.6}, field_max={"u": 1.0})
+    assert "sin(u)" not in [term.short() for term in lib]
+    # and the Taylor reading itself follows the largest magnitude when given
+    assert taylor_small_arguments(sympy.sin(f(0.43) * U), {"u": 3.0}).has(sympy.sin)
+    assert not taylor_small_arguments(sympy.sin(f(0.43) * U), {"u": 0.6}).has(sympy.sin)
+
+
+def test_long_function_terms_are_not_offered():
+    f = sympy.Float
+    inner = sympy.sin(f(0.1988) * U - f(0.084))
+    nested = sympy.sin(f(0.14) * inner**3 - f(0.28) * inner**2 * sympy.sin(f(0.26) * U) + inner)
+    lib = library_from_network(
+        [f(0.9) * nested + f(0.5) * sympy.sin(U) * U], {0: [()]}, {"u": 1.0}, field_max={"u": 3.0}
+    )
+    shorts = [term.short() for term in lib]
+    assert "u*sin(u)" in shorts and "sin(u)" in shorts
+    assert all(sympy.count_ops(term.F) <= 12 for term in lib), shorts
+    # non-simple argument coefficients are kept to 4 digits, not as long fractions
+    assert snap_arguments(sympy.sin(f(0.19878345) * U)) == sympy.sin(f(0.1988) * U)

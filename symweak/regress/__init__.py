@@ -6,3 +6,4 @@ from ._sparse import forward_path as forward_path
 from ._sparse import lstsq as lstsq
 from ._sparse import mstls as mstls
 from ._sparse import stlsq as stlsq
+from ._sparse import swap_refine as swap_refine

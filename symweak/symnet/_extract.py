@@ -14,6 +14,8 @@ from ..ir._symbols import fields_in
 __all__ = ["library_from_network", "snap_arguments", "taylor_small_arguments"]
 
 _NICE = (0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0)
+# non-polynomial candidates longer than this (SymPy operation count) are not offered
+MAX_TERM_OPS = 12
 
 
 def _snap_number(value: float, tol: float) -> float:
@@ -37,8 +39,11 @@ def snap_arguments(expr: sympy.Expr, tol: float = 0.05) -> sympy.Expr:
         for part in sympy.Add.make_args(arg):
             coeff, rest = part.as_coeff_Mul()
             c = _snap_number(float(coeff), tol) if coeff.is_Number else coeff
-            if c != 0.0:
-                parts.append(sympy.nsimplify(c) * rest if isinstance(c, float) else c * rest)
+            if isinstance(c, float) and c != 0.0:
+                # a simple number exactly; any other to 4 digits (not a 15-digit fraction)
+                c = sympy.nsimplify(c) if c in _NICE else sympy.Float(f"{c:.4g}")
+            if c != 0:
+                parts.append(c * rest)
         return sympy.Add(*parts)
 
     def visit(e: sympy.Expr) -> sympy.Expr:
@@ -52,11 +57,12 @@ def snap_arguments(expr: sympy.Expr, tol: float = 0.05) -> sympy.Expr:
 
 
 def taylor_small_arguments(
-    expr: sympy.Expr, field_rms: Mapping[str, float], order: int = 3, small: float = 0.5
+    expr: sympy.Expr, field_scale: Mapping[str, float], order: int = 3, small: float = 0.5
 ):
     """Replace f(arg) by its Taylor polynomial when |arg| stays small on the data
-    (|coefficients|·rms below ``small``): sin(0.15u) is, to the data, 0.15u - (0.15u)³/6, and
-    keeping it as a sine would add a term nearly collinear with u and u³."""
+    (|coefficients|·scale below ``small``; pass each field's largest magnitude, so that
+    "small" holds everywhere): sin(0.15u) is, to the data, 0.15u - (0.15u)³/6, and keeping it
+    as a sine would add a term nearly collinear with u and u³."""
 
     def size(arg) -> float:
         total = 0.0
@@ -65,7 +71,7 @@ def taylor_small_arguments(
             mag = abs(float(coeff)) if coeff.is_Number else 1.0
             for base, power in mono.as_powers_dict().items():
                 if isinstance(base, AppliedUndef):
-                    mag *= field_rms.get(base.func.__name__, 1.0) ** float(power)
+                    mag *= field_scale.get(base.func.__name__, 1.0) ** float(power)
             total += mag
         return total
 
@@ -107,7 +113,46 @@ def structural_degree(expr: sympy.Expr) -> int:
     return 0
 
 
-def _function_atoms(expr, field_rms, max_degree: int) -> list:
+def _beyond_taylor(func, scale: float, order: int = 3, tol: float = 0.1) -> bool:
+    """Whether func(z) differs from its order-``order`` Taylor polynomial by more than ``tol``
+    of its size somewhere on |z| <= scale, i.e. whether the data can tell the function from
+    the monomials the closure already offers (sin u on |u| <= 1 cannot: 1 %)."""
+    import numpy as np
+
+    z = sympy.Dummy("z")
+    try:
+        poly = sympy.series(func(z), z, 0, order + 1).removeO()
+        grid = np.linspace(-scale, scale, 201)
+        exact = sympy.lambdify(z, func(z), "numpy")(grid)
+        approx = sympy.lambdify(z, poly, "numpy")(grid) * np.ones_like(grid)
+    except (TypeError, ValueError, NotImplementedError, ZeroDivisionError):
+        return True
+    exact = np.asarray(exact, dtype=float) * np.ones_like(grid)
+    if not np.all(np.isfinite(exact)) or not np.all(np.isfinite(approx)):
+        return True
+    size = float(np.max(np.abs(exact))) or 1.0
+    return float(np.max(np.abs(exact - approx))) > tol * size
+
+
+def _function_shapes(expr, field_max: Mapping[str, float]) -> list:
+    """f(field) for every function f of the operator set that ``expr`` applies to an argument
+    holding that field: the network settles on sin(0.43u + 0.1) or on a sine whose argument
+    is small enough to be read as its Taylor polynomial, and the unit-scale shape sin(u) is
+    the candidate the regression should see next to them (sparse sine-Gordon had lost
+    sin(u) this way). Only where the data can tell f(field) from its Taylor polynomial
+    (|u| reaches 3 on sine-Gordon; on |u| <= 1 sin u is u - u³/6 to 1 %, a collinear extra)."""
+    out = []
+    for f in expr.atoms(sympy.Function):
+        if isinstance(f, AppliedUndef) or len(f.args) != 1:
+            continue
+        for fld in sorted(fields_in(f.args[0]), key=str):
+            scale = field_max.get(fld.func.__name__, 1.0)
+            if _beyond_taylor(f.func, scale):
+                out.append(f.func(fld))
+    return sorted(set(out), key=sympy.default_sort_key)
+
+
+def _function_atoms(expr, field_max, max_degree: int) -> list:
     """Non-polynomial functions of a deep output, arguments Taylor-expanded when small and
     snapped; functions of arguments too deep to expand are skipped."""
     out = []
@@ -117,7 +162,7 @@ def _function_atoms(expr, field_rms, max_degree: int) -> list:
     for f in sorted(atoms, key=sympy.default_sort_key):
         if any(structural_degree(a) > 3 * max_degree for a in f.args):
             continue
-        g = snap_arguments(taylor_small_arguments(f, field_rms))
+        g = snap_arguments(taylor_small_arguments(f, field_max))
         for part in sympy.Add.make_args(sympy.expand(g)):
             _, mono = part.as_coeff_Mul()
             if not mono.is_number and not mono.is_polynomial(*fields_in(mono)):
@@ -147,6 +192,7 @@ def library_from_network(
     max_degree: int = 4,
     function_tol: float = 0.05,
     max_functions: int = 6,
+    field_max: Mapping[str, float] | None = None,
 ) -> list[Term]:
     """Candidate terms D^α m from the trained network (paper section 4.4.2-4.4.3: "every
     monomial becomes its own candidate").
@@ -162,10 +208,14 @@ def library_from_network(
     the operators, the degree
     and the derivative orders, and the final sparse regression picks the terms — a network
     can express u² as (au + b)³ - ... in many ways, and the regression should not depend on
-    which one it settled in.
+    which one it settled in. For the same reason every function the outputs apply to a field
+    is also a candidate at unit scale (sin(u) next to a learnt sin(0.43u + 0.1)).
+    ``field_max``: each field's largest magnitude on the data, for deciding which function
+    arguments are small enough to Taylor-expand (default: ``field_rms``).
     """
     terms: list[Term] = []
     seen = set()
+    field_max = field_rms if field_max is None else field_max
     if closure:
         monos, alphas_all, degree, fields = [], set(), 0, set()
         others: dict = {}  # non-polynomial monomial -> its largest relative size
@@ -178,11 +228,15 @@ def library_from_network(
                 fs = fields_in(exprs[s])
                 fields |= fs
                 degree = max(degree, max_degree)
-                for mono in _function_atoms(exprs[s], field_rms, max_degree):
+                for mono in _function_atoms(exprs[s], field_max, max_degree):
                     others[mono] = max(others.get(mono, 0.0), 0.5)
+                for shape in _function_shapes(exprs[s], field_max):
+                    others[shape] = 1.0
                 continue
+            for shape in _function_shapes(exprs[s], field_max):
+                others[shape] = 1.0
             F = sympy.expand(
-                snap_arguments(taylor_small_arguments(sympy.expand(exprs[s]), field_rms))
+                snap_arguments(taylor_small_arguments(sympy.expand(exprs[s]), field_max))
             )
             parts = [p.as_coeff_Mul() for p in sympy.Add.make_args(F)]
             parts = [(c, m) for c, m in parts if not m.is_number]
@@ -196,7 +250,10 @@ def library_from_network(
                 elif top > 0 and size >= function_tol * top:
                     others[mono] = max(others.get(mono, 0.0), size / top)
         # Products of operators on several fields expand into hundreds of distinct
-        # non-polynomial monomials (1910 candidates on NLS): keep the largest few.
+        # non-polynomial monomials (1910 candidates on NLS): keep the largest few, and none
+        # too long to read as a term of an equation (a deep sine-Gordon output offered
+        # d_yy(sin(0.14 sin(0.2u - 0.08)³ - ...)) and the selection took it).
+        others = {m: v for m, v in others.items() if sympy.count_ops(m) <= MAX_TERM_OPS}
         ranked = sorted(others.items(), key=lambda kv: (-kv[1], sympy.default_sort_key(kv[0])))
         monos.extend(m for m, _ in ranked[:max_functions])
         import itertools
@@ -212,7 +269,7 @@ def library_from_network(
         terms.sort(key=lambda t: t.sort_key)
         return terms
     for s, alphas in active.items():
-        F = sympy.expand(snap_arguments(taylor_small_arguments(sympy.expand(exprs[s]), field_rms)))
+        F = sympy.expand(snap_arguments(taylor_small_arguments(sympy.expand(exprs[s]), field_max)))
         if F == 0:
             continue
         parts = []
