@@ -117,3 +117,14 @@ def test_long_function_terms_are_not_offered():
     assert all(sympy.count_ops(term.F) <= 12 for term in lib), shorts
     # non-simple argument coefficients are kept to 4 digits, not as long fractions
     assert snap_arguments(sympy.sin(f(0.19878345) * U)) == sympy.sin(f(0.1988) * U)
+
+
+def test_derivative_orders_are_closed_like_the_degree():
+    y = sympy.Symbol("y")
+    W = sympy.Function("w")(t, x, y)
+    lib = library_from_network([W], {0: [((x, 1),), ((y, 2),)]}, {"w": 1.0})
+    # w_yy was used, so w_xx and w_xy are candidates too (nothing beyond order 2)
+    assert [term.short() for term in lib] == ["w_x", "w_y", "w_xx", "w_xy", "w_yy"]
+    # a time derivative is not added where the network used none
+    lib = library_from_network([W], {0: [((t, 1), (x, 1))]}, {"w": 1.0})
+    assert sorted(term.short() for term in lib) == ["w_t", "w_tx", "w_x", "w_xx"]

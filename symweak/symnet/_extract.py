@@ -170,6 +170,26 @@ def _function_atoms(expr, field_max, max_degree: int) -> list:
     return out
 
 
+def _order_closure(alphas: set) -> set:
+    """Every multi-index over the coordinates used, of total order up to the highest used:
+    the derivative orders get the same closure as the degree. A sparse Navier–Stokes network
+    carried ω_yy but not ω_xx, so the viscous term could not be found whatever the fit."""
+    import itertools
+
+    coords = sorted({c for a in alphas for c, _ in a}, key=str)
+    top = max((sum(n for _, n in a) for a in alphas), default=0)
+    # space is closed up to the highest total order; time stays at what the network used
+    cap = {
+        c: max(n for a in alphas for c2, n in a if c2 == c) if str(c) == "t" else top
+        for c in coords
+    }
+    out = set(alphas)
+    for orders in itertools.product(*(range(cap[c] + 1) for c in coords)):
+        if 0 < sum(orders) <= top:
+            out.add(tuple((c, n) for c, n in zip(coords, orders) if n))
+    return out
+
+
 def _add_terms(mono, alphas, terms: list, seen: set) -> None:
     """Append the canonical D^α mono for each α (skipping α along a coordinate mono lacks)."""
     for alpha in alphas:
@@ -262,6 +282,7 @@ def library_from_network(
         for d in range(1, min(degree, max_degree) + 1):
             for combo in itertools.combinations_with_replacement(ordered, d):
                 monos.append(sympy.Mul(*combo))
+        alphas_all = _order_closure(alphas_all)
         for mono in monos:
             _add_terms(
                 mono, sorted(alphas_all, key=lambda a: (sum(n for _, n in a), str(a))), terms, seen
