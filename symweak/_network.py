@@ -31,6 +31,7 @@ from ._fastpath import equation_libraries, fit_equations, term_complexity, union
 from .compile import compile_expressions
 from .ir import Equation, Term, multi_indices
 from .regress import mstls
+from .regress._sparse import CRITERIA
 from .surrogate import DataTerm, Surrogate, choose_device, plain_mlp_like
 from .surrogate._model import held_out_term, split_points
 from .symnet import SymNet, library_from_network
@@ -202,6 +203,11 @@ def fit_network(
                 f"network options test_scale and final_tests take 'cap', 'paper' or 'axis', "
                 f"got {scale!r}."
             )
+    if settings.criterion not in CRITERIA:
+        raise SymweakError(
+            f"network option criterion must be one of {', '.join(map(repr, CRITERIA))}, "
+            f"got {settings.criterion!r}."
+        )
     switch = settings.final_switch
     if isinstance(switch, bool) or not isinstance(switch, (int, float)) or not switch >= 1:
         raise SymweakError(f"network option final_switch must be a number >= 1, got {switch!r}.")

@@ -165,3 +165,12 @@ def test_scattered_points_off_grid():
     assert res.equation.lhs == sympy.Derivative(
         sympy.Function("u")(*sympy.symbols("t x")), sympy.Symbol("t")
     )
+
+
+def test_bad_criterion_is_rejected_before_training():
+    obs = advection_diffusion().sample(0.1, seed=0)
+    with pytest.raises(
+        symweak.SymweakError,
+        match="criterion must be one of 'wsindy', 'elbow', 'bic', 'log', got 'aic'",
+    ):
+        symweak.discover(obs, ops="id,^2", lhs="u_t", network={"criterion": "aic"}, progress=False)

@@ -79,6 +79,9 @@ def run_case(
             if isinstance(info, dict) and "seconds" in info
         },
     }
+    final = (res.history or {}).get("phases", {}).get("final", {})
+    if "tests" in final:  # which test functions the network path's final fit kept
+        row["final_tests"] = final["tests"]
     if res.surrogate is not None:
         # the paper's ℒ: mean squared error of Û against the clean field on the whole grid
         pred = res.surrogate.predict_points(full)
