@@ -166,11 +166,12 @@ def forward_path(G, b, keep=(), max_terms: int = 40) -> list[tuple[int, ...]]:
     return path
 
 
-def swap_refine(G, b, support, keep=(), max_passes: int = 10) -> tuple[int, ...]:
-    """Improve a support of fixed size by single swaps (one term out, one in) while the
-    least-squares residual drops: greedy forward/backward paths can miss the best pair or
-    triple when columns are nearly collinear (sparse Burgers: the path went through d_x(u³)
-    and never visited {d_x(u²), u_xx}, whose residual was seven times smaller)."""
+def swap_refine(G, b, support, keep=(), max_passes: int = 20) -> tuple[int, ...]:
+    """Improve a support of fixed size by single swaps (one term out, one in), taking the
+    best swap each pass while the least-squares residual drops: greedy forward/backward
+    paths can miss the best pair or triple when columns are nearly collinear (sparse
+    Burgers: the path went through d_x(u³) and never visited {d_x(u²), u_xx}, whose
+    residual was seven times smaller)."""
     G, b = _check(G, b)
     A = G / _scales(G)
     keep = set(int(k) for k in keep)
@@ -184,8 +185,8 @@ def swap_refine(G, b, support, keep=(), max_passes: int = 10) -> tuple[int, ...]
 
     best = rss(current) if current else float(b @ b)
     for _ in range(max_passes):
-        improved = False
-        for out in list(current):
+        move = None
+        for out in current:
             if out in keep:
                 continue
             rest = [c for c in current if c != out]
@@ -195,13 +196,42 @@ def swap_refine(G, b, support, keep=(), max_passes: int = 10) -> tuple[int, ...]
                 cand = sorted([*rest, new])
                 value = rss(cand)
                 if value < best * (1 - 1e-9):
-                    best, current, improved = value, cand, True
-                    break
-            if improved:
-                break
-        if not improved:
+                    best, move = value, cand
+        if move is None:
             break
+        current = move
     return tuple(current)
+
+
+def _refined_supports(G, b, supports, keep, sizes: int, seeds: int = 3) -> list[tuple]:
+    """Swap-refined supports of each size up to ``sizes``, from the best ``seeds`` supports
+    of that size seen so far and from the best one-term-smaller subset of the refined
+    support of the next size (a backward step after refining)."""
+    scales = _scales(G)
+
+    def residual(sup):
+        return _residual(G, b, _solve(G, b, np.asarray(sup, dtype=int), scales))
+
+    by_size: dict[int, dict[tuple, float]] = {}
+    for sup in supports:
+        sup = tuple(sorted(int(i) for i in sup))
+        if 0 < len(sup) <= sizes + 1:
+            by_size.setdefault(len(sup), {})[sup] = 0.0
+    for sups in by_size.values():
+        for sup in sups:
+            sups[sup] = residual(sup)
+    out = []
+    above = None  # the refined support of size k + 1
+    for k in range(min(sizes, max(by_size, default=0)), 0, -1):
+        starts = sorted(by_size.get(k, {}), key=lambda sup: by_size[k][sup])[:seeds]
+        if above is not None:
+            drops = [tuple(c for c in above if c != j) for j in above if j not in set(keep)]
+            if drops:
+                starts.append(min(drops, key=residual))
+        refined = {swap_refine(G, b, sup, keep) for sup in starts}
+        out.extend(refined)
+        above = min(refined, key=residual) if refined else None
+    return out
 
 
 def mstls(
@@ -264,16 +294,10 @@ def mstls(
     if backward:
         scales = _scales(G)
         supports = [*backward_path(G, b, keep), *forward_path(G, b, keep)]
-        # the best support of each small size found so far, improved by single swaps
-        by_size: dict[int, tuple[float, tuple[int, ...]]] = {}
-        for support in supports + [tuple(f.support) for _, f in candidates]:
-            k = len(support)
-            if 0 < k <= SWAP_SIZES:
-                coef = _solve(G, b, np.asarray(support, dtype=int), scales)
-                res = _residual(G, b, coef)
-                if k not in by_size or res < by_size[k][0]:
-                    by_size[k] = (res, tuple(support))
-        supports += [swap_refine(G, b, sup, keep) for _, sup in by_size.values()]
+        # the best supports of each small size, improved by single swaps
+        supports += _refined_supports(
+            G, b, supports + [tuple(f.support) for _, f in candidates], keep, SWAP_SIZES
+        )
         for support in supports:
             coef = _solve(G, b, np.asarray(support, dtype=int), scales)
             candidates.append((float("nan"), Fit(coef, _residual(G, b, coef), None, "backward")))
