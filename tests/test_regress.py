@@ -76,3 +76,23 @@ def test_swap_refine_finds_the_pair_a_greedy_start_misses():
     assert swap_refine(G, b, (2, 3)) == (0, 1)
     assert swap_refine(G, b, (0, 1)) == (0, 1)  # already best: unchanged
     assert swap_refine(G, b, (2, 3), keep=[2]) == (0, 2)  # a kept term is never swapped out
+
+
+def test_term_complexity_counts_a_function_as_its_argument():
+    import sympy
+
+    from symweak._fastpath import term_complexity
+    from symweak.ir import Term
+
+    t, x = sympy.symbols("t x")
+    u, v = sympy.Function("u")(t, x), sympy.Function("v")(t, x)
+    lib = [
+        Term(u**3, ()),
+        Term(u**2, "x"),
+        Term(sympy.sin(u), ()),
+        Term(v * sympy.sin(u), "x"),
+        Term(sympy.exp(u**2), ()),
+    ]
+    assert list(term_complexity(lib, "degree")) == [3.0, 2.0, 1.0, 2.0, 2.0]
+    assert list(term_complexity(lib[:2], "degree+order")) == [3.0, 2.5]
+    assert term_complexity(lib, "terms") is None
