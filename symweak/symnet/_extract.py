@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
+import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
@@ -113,12 +116,12 @@ def structural_degree(expr: sympy.Expr) -> int:
     return 0
 
 
+@lru_cache(maxsize=256)
 def _beyond_taylor(func, scale: float, order: int = 3, tol: float = 0.1) -> bool:
     """Whether func(z) differs from its order-``order`` Taylor polynomial by more than ``tol``
     of its size somewhere on |z| <= scale, i.e. whether the data can tell the function from
-    the monomials the closure already offers (sin u on |u| <= 1 cannot: 1 %)."""
-    import numpy as np
-
+    the monomials the closure already offers (sin u on |u| <= 1 cannot: 1 %). Cached: a
+    deep network applies the same function to the same field in many outputs."""
     z = sympy.Dummy("z")
     try:
         poly = sympy.series(func(z), z, 0, order + 1).removeO()
@@ -174,8 +177,6 @@ def _order_closure(alphas: set) -> set:
     """Every multi-index over the coordinates used, of total order up to the highest used:
     the derivative orders get the same closure as the degree. A sparse Navier–Stokes network
     carried ω_yy but not ω_xx, so the viscous term could not be found whatever the fit."""
-    import itertools
-
     coords = sorted({c for a in alphas for c, _ in a}, key=str)
     top = max((sum(n for _, n in a) for a in alphas), default=0)
     # space is closed up to the highest total order; time stays at what the network used
@@ -276,8 +277,6 @@ def library_from_network(
         others = {m: v for m, v in others.items() if sympy.count_ops(m) <= MAX_TERM_OPS}
         ranked = sorted(others.items(), key=lambda kv: (-kv[1], sympy.default_sort_key(kv[0])))
         monos.extend(m for m, _ in ranked[:max_functions])
-        import itertools
-
         ordered = sorted(fields, key=str)
         for d in range(1, min(degree, max_degree) + 1):
             for combo in itertools.combinations_with_replacement(ordered, d):
