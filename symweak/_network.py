@@ -30,8 +30,7 @@ from ._errors import SymweakError
 from ._fastpath import equation_libraries, fit_equations, term_complexity, union
 from .compile import compile_expressions
 from .ir import Equation, Term, multi_indices
-from .regress import mstls
-from .regress._sparse import CRITERIA
+from .regress import CRITERIA, mstls
 from .surrogate import DataTerm, Surrogate, choose_device, plain_mlp_like
 from .surrogate._model import held_out_term, split_points
 from .symnet import SymNet, library_from_network
@@ -143,7 +142,7 @@ def _smooth(X: torch.Tensor, width: float) -> torch.Tensor:
 def residual_correction(
     obs,
     U: torch.Tensor,
-    assembler: WeakAssembler,
+    assemblers: Sequence[WeakAssembler],
     functions,
     lib_index: Sequence[int],
     lib_alphas: Sequence[tuple[int, ...]],
@@ -163,9 +162,10 @@ def residual_correction(
     a missed small scale) cancels, and only the interpolation error of a residual remains.
     The weak form puts every derivative on Φ, so nothing of the data is differentiated.
 
-    ``U`` holds the surrogate on the assembler's grid (*grid, fields). Returns
-    ``(G_correction (K, columns), b_correction (K, equations))``, or ``None`` when the
-    observations do not lie on that grid (no grid, or another one)."""
+    ``U`` holds the surrogate on the assemblers' grid (*grid, fields); the spread residual of
+    each chunk of columns is integrated against every assembler (test-function set). Returns
+    one ``(G_correction (K, columns), b_correction (K, equations))`` per assembler, or
+    ``None`` when the observations do not lie on that grid (no grid, or another one)."""
     shape = tuple(U.shape[:-1])
     if obs.grid is None or tuple(obs.grid.shape) != shape or not len(obs):
         return None
@@ -188,17 +188,16 @@ def residual_correction(
 
     R = (functions(*D.unbind(-1)) - functions(*S.unbind(-1))).T  # (functions, observations)
     step = chunk or len(lib_index)
-    Gc = torch.cat(
-        [
-            assembler.integrate(
-                spread(R[list(lib_index[i : i + step])]), list(lib_alphas[i : i + step])
-            )
-            for i in range(0, len(lib_index), step)
-        ],
-        dim=1,
-    )
-    bc = assembler.integrate(spread((D - S)[:, list(field_index)].T), list(lhs_alphas))
-    return Gc, bc
+    parts: list[list[torch.Tensor]] = [[] for _ in assemblers]
+    for i in range(0, len(lib_index), step):
+        spread_R = spread(R[list(lib_index[i : i + step])])
+        for part, assembler in zip(parts, assemblers):
+            part.append(assembler.integrate(spread_R, list(lib_alphas[i : i + step])))
+    spread_b = spread((D - S)[:, list(field_index)].T)
+    return [
+        (torch.cat(part, dim=1), assembler.integrate(spread_b, list(lhs_alphas)))
+        for part, assembler in zip(parts, assemblers)
+    ]
 
 
 class _Weak:
@@ -578,26 +577,28 @@ def fit_network(
     lib_alphas = [t.orders(names) for t in library]
     lib_index = [index[t.F] for t in library]
 
-    def library_system(grid_axes, assembler, chunk: int | None = None):
-        """(Û on the grid, weak columns G of the library, left-hand sides b) in float64.
-        ``chunk``: integrate that many library columns at a time (bounded memory on the
-        data's own 2-D-space grid)."""
+    def library_system(grid_axes, assemblers, chunk: int | None = None):
+        """(Û on the grid, [weak columns G of the library], [left-hand sides b]) in float64,
+        one G and b per assembler (test-function set) on that grid: Û and the library's
+        values are computed once for all of them. ``chunk``: evaluate and integrate that many
+        library columns at a time (bounded memory on the data's own 2-D-space grid)."""
         Ug = surrogate.grid(grid_axes)
         U64 = Ug.double()
         vals = torch.movedim(library_fn(*U64.unbind(-1)), -1, 0)  # (nF, *grid)
         step = chunk or len(library)
-        Gl = torch.cat(
-            [
-                assembler.integrate(vals[lib_index[i : i + step]], lib_alphas[i : i + step])
-                for i in range(0, len(library), step)
-            ],
-            dim=1,
-        )
-        b = assembler.integrate(torch.stack([U64[..., i] for i in field_index]), lhs_alphas)
-        return Ug, Gl, b
+        parts: list[list[torch.Tensor]] = [[] for _ in assemblers]
+        for i in range(0, len(library), step):
+            sel = vals[lib_index[i : i + step]]
+            for part, assembler in zip(parts, assemblers):
+                part.append(assembler.integrate(sel, lib_alphas[i : i + step]))
+        lhs = torch.stack([U64[..., i] for i in field_index])
+        Gs = [torch.cat(part, dim=1) for part in parts]
+        bs = [assembler.integrate(lhs, lhs_alphas) for assembler in assemblers]
+        return Ug, Gs, bs
 
     def tune_system():
-        return library_system(axes, asm64)
+        Ug, Gs, bs = library_system(axes, [asm64])
+        return Ug, Gs[0], bs[0]
 
     opt = torch.optim.Adam(surrogate.parameters(), lr=settings.lr_joint_surrogate)
     t0 = time.perf_counter()
@@ -652,43 +653,51 @@ def fit_network(
         "coefficients": trajectories,
     }
 
-    def final_system(scale: str):
-        """The library's weak columns for the final fit, with test functions of radii
-        ``scale``: on the data's own grid when the network phases used a coarser one
-        (``final_grid="full"``). The coarse grid is enough to steer training but not for
-        second derivatives of fine structure: on sparse sine-Gordon the u_xx coefficient
-        came out 0.56 on an 8 000-point grid, 0.84 on 27 000 points, with a surrogate of
-        MSE 7e-5."""
-        final_tests = tests
-        if scale != settings.test_scale:
-            final_tests = TestFunctionSet.random(
-                bounds,
-                settings.n_tests,
-                settings.eta,
-                seed,
-                bump,
-                scale=scale,
-                radius=radius if scale == "cap" else None,
+    def final_systems(scales):
+        """``{scale: (G, b, correction)}``: the library's weak columns for the final fit with
+        test functions of each radii ``scale``, on the data's own grid when the network
+        phases used a coarser one (``final_grid="full"``). The coarse grid is enough to steer
+        training but not for second derivatives of fine structure: on sparse sine-Gordon the
+        u_xx coefficient came out 0.56 on an 8 000-point grid, 0.84 on 27 000 points, with a
+        surrogate of MSE 7e-5. Û, the library's values and the spread data residual are
+        computed once for all scales."""
+        sets = []
+        for scale in scales:
+            if scale == settings.test_scale:
+                sets.append(tests)
+                continue
+            sets.append(
+                TestFunctionSet.random(
+                    bounds,
+                    settings.n_tests,
+                    settings.eta,
+                    seed,
+                    bump,
+                    scale=scale,
+                    radius=radius if scale == "cap" else None,
+                )
             )
         chunk = None
         if settings.final_grid == "coarse" or all(st == 1 for st in strides):
-            grid, assembler = axes, asm64
-            if final_tests is not tests:
-                assembler = WeakAssembler(axes_np, final_tests, orders, device=device)
+            grid = axes
+            assemblers = [
+                asm64 if ts is tests else WeakAssembler(axes_np, ts, orders, device=device)
+                for ts in sets
+            ]
         else:
             fine_np = {n: np.asarray(full_axes[n], dtype=np.float64) for n in names}
-            assembler = WeakAssembler(fine_np, final_tests, orders, device=device)
+            assemblers = [WeakAssembler(fine_np, ts, orders, device=device) for ts in sets]
             grid = [
                 torch.as_tensor(fine_np[n], dtype=surrogate.lo.dtype, device=device) for n in names
             ]
             chunk = 8
-        Ug, Gl, b = library_system(grid, assembler, chunk=chunk)
-        correction = None
+        Ug, Gs, bs = library_system(grid, assemblers, chunk=chunk)
+        corrections = None
         if settings.data_correction:
-            correction = residual_correction(
+            corrections = residual_correction(
                 obs,
                 Ug.double(),
-                assembler,
+                assemblers,
                 library_fn,
                 lib_index,
                 lib_alphas,
@@ -697,7 +706,9 @@ def fit_network(
                 width=settings.correction_width,
                 chunk=chunk,
             )
-        return Gl, b, correction
+        if corrections is None:
+            corrections = [None] * len(sets)
+        return {sc: sys_ for sc, sys_ in zip(scales, zip(Gs, bs, corrections))}
 
     # ---------------------------------------------------------------- final sparse fit
     if check is not None:
@@ -745,9 +756,9 @@ def fit_network(
     # is kept, with E∞ 0.013 rather than 0.07).
     t0 = time.perf_counter()
     tried = {}
-    for scale in dict.fromkeys(settings.final_tests or (settings.test_scale,)):
-        with torch.no_grad():
-            G, b, correction = final_system(scale)
+    with torch.no_grad():
+        systems = final_systems(list(dict.fromkeys(settings.final_tests or (settings.test_scale,))))
+    for scale, (G, b, correction) in systems.items():
         variants = {scale: (G, b)}
         if correction is not None:
             variants[scale + "+data"] = (G + correction[0], b + correction[1])

@@ -214,7 +214,7 @@ def test_residual_correction_recovers_the_data_weak_form_from_a_biased_surrogate
 
     obs, asm, functions, index, alphas, (G, b), (Gs, bs), biased = _correction_case()
     U = torch.as_tensor(biased)[..., None]
-    Gc, bc = residual_correction(obs, U, asm, functions, index, alphas, [0], [(1, 0)])
+    ((Gc, bc),) = residual_correction(obs, U, [asm], functions, index, alphas, [0], [(1, 0)])
     assert Gc.shape == G.shape and bc.shape == b.shape
 
     def err(A, B):
@@ -226,7 +226,7 @@ def test_residual_correction_recovers_the_data_weak_form_from_a_biased_surrogate
     assert err(bs + bc, b) < 0.02, err(bs + bc, b)
     # an unbiased surrogate needs no correction
     exact = torch.as_tensor(advection_diffusion().to_grid("u"))[..., None]
-    Gz, bz = residual_correction(obs, exact, asm, functions, index, alphas, [0], [(1, 0)])
+    ((Gz, bz),) = residual_correction(obs, exact, [asm], functions, index, alphas, [0], [(1, 0)])
     assert float(Gz.abs().max()) < 1e-12 and float(bz.abs().max()) < 1e-12
 
 
@@ -236,9 +236,9 @@ def test_residual_correction_needs_observations_on_the_grid():
     obs, asm, functions, index, alphas, _, _, biased = _correction_case()
     U = torch.as_tensor(biased)[..., None]
     # a grid other than the observations' (here: every second time)
-    assert residual_correction(obs, U[::2], asm, functions, index, alphas, [0], [(1, 0)]) is None
+    assert residual_correction(obs, U[::2], [asm], functions, index, alphas, [0], [(1, 0)]) is None
     with pytest.raises(symweak.SymweakError, match="correction_width must be > 0, got 0"):
-        residual_correction(obs, U, asm, functions, index, alphas, [0], [(1, 0)], width=0)
+        residual_correction(obs, U, [asm], functions, index, alphas, [0], [(1, 0)], width=0)
 
 
 def test_bad_correction_width_is_rejected_before_training():

@@ -1,5 +1,6 @@
 """Least squares, sequential thresholding and model selection (no torch)."""
 
+from ._sparse import CRITERIA as CRITERIA
 from ._sparse import Fit as Fit
 from ._sparse import backward_path as backward_path
 from ._sparse import forward_path as forward_path
