@@ -752,7 +752,7 @@ def fit_network(
     # the surrogate's bias (sparse Navier–Stokes: the true model's residual 13 % -> 0.7 %, ν
     # recovered on both axes); on noisy data it brings the noise back and leaves a larger
     # residual, so the same rule keeps the surrogate alone there. Order: cap, cap+data, axis,
-    # axis+data (NS: cap+data and axis+data both ~20x below cap, 0.007 and 0.004; cap+data
+    # axis+data (NS: cap+data 0.007 and axis+data 0.004, the surrogate alone >= 0.05; cap+data
     # is kept, with E∞ 0.013 rather than 0.07).
     t0 = time.perf_counter()
     tried = {}
