@@ -96,3 +96,19 @@ def test_term_complexity_counts_a_function_as_its_argument():
     assert list(term_complexity(lib, "degree")) == [3.0, 2.0, 1.0, 2.0, 2.0]
     assert list(term_complexity(lib[:2], "degree+order")) == [3.0, 2.5]
     assert term_complexity(lib, "terms") is None
+
+
+@pytest.mark.parametrize("size, kept", [(3e-4, False), (3e-2, True)])
+def test_log_criterion_ignores_contributions_below_a_tenth_of_a_percent(size, kept):
+    # 60 test functions, 3 true columns, one column z that adds `size` of ‖b‖, and 50 more
+    # columns: the complete library spans b almost exactly (residual ~0), so without a
+    # minimum floor any tiny improvement is a large factor on the log scale
+    rng = np.random.default_rng(0)
+    G = rng.normal(size=(60, 54))
+    b = G[:, :3] @ np.array([1.0, -2.0, 0.5])
+    z = G[:, 3]
+    b = b + size * np.linalg.norm(b) / np.linalg.norm(z) * z
+    fit = mstls(G, b, criterion="log")
+    expected = [0, 1, 2, 3] if kept else [0, 1, 2]
+    assert fit.support.tolist() == expected
+    assert fit.coef[:3] == pytest.approx([1.0, -2.0, 0.5], rel=2e-3)

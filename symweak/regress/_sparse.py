@@ -33,6 +33,8 @@ class Fit:
 CRITERIA = ("wsindy", "elbow", "bic", "log")
 # criterion="log": each unit of complexity must divide the weak-form residual by e^0.5 ≈ 1.65
 LOG_PENALTY = 0.5
+# criterion="log": misfits below this (0.1 % of the fitted left-hand side) are not told apart
+LOG_FLOOR = 1e-3
 # supports of up to this many terms are improved by single swaps in mstls(backward=True)
 SWAP_SIZES = 8
 
@@ -253,10 +255,13 @@ def mstls(
     ``criterion="log"``: WSINDy's misfit on a log scale, minimise
     log(‖G(ξ_λ - ξ_LS)‖/‖Gξ_LS‖ + m₀) + ``penalty``·‖ξ_λ‖₀: a term (a unit of complexity) is
     kept when it divides the misfit by at least e^penalty. m₀ = 0.1·‖Gξ_LS - b‖/‖Gξ_LS‖ (a
-    tenth of what no model of the library explains) keeps the complete model from scoring
-    −∞. The WSINDy loss charges a fixed 1/S per term against an absolute misfit, so a term
-    whose column is nearly collinear with another (u_xx ≈ -u on Chafee–Infante) is dropped
-    even when it lowers the misfit a hundredfold; on a log scale that drop counts.
+    tenth of what no model of the library explains), at least 1e-3, keeps the complete model
+    from scoring −∞; the minimum matters when the library nearly spans b (clean data, many
+    columns: sparse NLS left 2.5e-8, and a 0.05 %-contribution v² term then divided the
+    misfit 2.8-fold). The WSINDy loss charges a fixed 1/S per term against an absolute
+    misfit, so a term whose column is nearly collinear with another (u_xx ≈ -u on
+    Chafee–Infante) is dropped even when it lowers the misfit a hundredfold; on a log scale
+    that drop counts.
 
     With ``backward`` (default), the supports of greedy forward selection and backward
     elimination (:func:`forward_path`, :func:`backward_path`) are candidates too, refitted by
@@ -289,7 +294,7 @@ def mstls(
     seen = {}
     fits = {}
     nb = np.linalg.norm(b) or 1.0
-    floor = 0.1 * np.linalg.norm(G @ full - b) / ref
+    floor = max(0.1 * np.linalg.norm(G @ full - b) / ref, LOG_FLOOR)
     candidates = [(float(lam), stlsq(G, b, float(lam), keep=keep)) for lam in thresholds]
     if backward:
         scales = _scales(G)
