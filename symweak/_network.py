@@ -30,7 +30,7 @@ from ._errors import SymweakError
 from ._fastpath import equation_libraries, fit_equations, term_complexity, union
 from .compile import compile_expressions
 from .ir import Equation, Term, multi_indices
-from .regress import CRITERIA, mstls
+from .regress import CRITERIA, mstls, tls_refit
 from .surrogate import DataTerm, Surrogate, choose_device, plain_mlp_like
 from .surrogate._model import held_out_term, split_points
 from .symnet import SymNet, library_from_network
@@ -68,6 +68,9 @@ class NetworkSettings:
     # relative weak-form residual is within final_switch times the smallest one is kept
     final_tests: tuple = ("cap", "axis")
     final_switch: float = 3.0
+    # the kept support's coefficients: "tls" (total least squares, see regress.tls_refit:
+    # the columns are as noisy as the left-hand side) or "ls" (least squares)
+    final_estimator: str = "tls"
     # training
     warmup_epochs: int = 800
     search_epochs: int = 300
@@ -291,6 +294,11 @@ def fit_network(
     width = settings.correction_width
     if isinstance(width, bool) or not isinstance(width, (int, float)) or not width > 0:
         raise SymweakError(f"network option correction_width must be > 0, got {width!r}.")
+    if settings.final_estimator not in ("tls", "ls"):
+        raise SymweakError(
+            f"network option final_estimator must be 'tls' or 'ls', "
+            f"got {settings.final_estimator!r}."
+        )
     switch = settings.final_switch
     if isinstance(switch, bool) or not isinstance(switch, (int, float)) or not switch >= 1:
         raise SymweakError(f"network option final_switch must be a number >= 1, got {switch!r}.")
@@ -721,22 +729,23 @@ def fit_network(
             best["loss"],
         )
 
-    def select(G: torch.Tensor, b: torch.Tensor):
+    def select(G: torch.Tensor, b: torch.Tensor, refit: bool = False):
         Gn, bn = G.cpu().numpy(), b.cpu().numpy()
         designs = {
             lhs: ([library[j] for j in cols[e]], Gn[:, cols[e]], bn[:, e])
             for e, lhs in enumerate(lhs_terms)
         }
-        return fit_equations(
-            designs,
-            ties,
-            lambda G, b, lib: mstls(
+
+        def fit_fn(G, b, lib):
+            fit = mstls(
                 G,
                 b,
                 criterion=settings.criterion,
                 complexity=term_complexity(lib, settings.complexity),
-            ),
-        )
+            )
+            return tls_refit(G, b, fit) if refit else fit
+
+        return fit_equations(designs, ties, fit_fn)
 
     # The final fit is tried with each test-function scale of ``final_tests``; the first
     # candidate whose relative weak-form residual is within ``final_switch`` times the
@@ -764,10 +773,18 @@ def fit_network(
             variants[scale + "+data"] = (G + correction[0], b + correction[1])
         for name, system in variants.items():
             found = select(*system)
-            tried[name] = (float(np.mean([fit.residual for _, fit in found.values()])), found)
+            tried[name] = (
+                float(np.mean([fit.residual for _, fit in found.values()])),
+                found,
+                system,
+            )
     smallest = min(v[0] for v in tried.values())
     chosen = next(k for k, v in tried.items() if v[0] <= settings.final_switch * smallest)
     results = tried[chosen][1]
+    if settings.final_estimator == "tls":
+        # the candidates are compared by their least-squares residuals (above); the kept
+        # one's coefficients are then refitted on the same support
+        results = select(*tried[chosen][2], refit=True)
     history["phases"]["final"] = {
         "seconds": time.perf_counter() - t0,
         "tests": chosen,

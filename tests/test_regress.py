@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from symweak import SymweakError
-from symweak.regress import lstsq, mstls, stlsq
+from symweak.regress import lstsq, mstls, stlsq, tls_refit
 
 
 def problem(noise=0.0, seed=0):
@@ -112,3 +112,45 @@ def test_log_criterion_ignores_contributions_below_a_tenth_of_a_percent(size, ke
     expected = [0, 1, 2, 3] if kept else [0, 1, 2]
     assert fit.support.tolist() == expected
     assert fit.coef[:3] == pytest.approx([1.0, -2.0, 0.5], rel=2e-3)
+
+
+def errors_in_variables(scale, seed=0):
+    """b = A c exactly, then the same relative error on every column and on b."""
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((2000, 2))
+    c = np.array([-0.5, 0.1])
+    b = A @ c
+    noisy = A + scale * rng.standard_normal(A.shape) * np.linalg.norm(A, axis=0) / 2000**0.5
+    b = b + scale * rng.standard_normal(b.size) * np.linalg.norm(b) / 2000**0.5
+    return noisy, b, c
+
+
+def test_tls_refit_undoes_the_shrinkage_of_noisy_columns():
+    A, b, c = errors_in_variables(0.3)
+    ls = lstsq(A, b)
+    tls = tls_refit(A, b, ls)
+    # least squares shrinks both coefficients by about 1/(1 + 0.3²) = 0.92
+    np.testing.assert_allclose(ls.coef / c, [0.92, 0.92], atol=0.02)
+    np.testing.assert_allclose(tls.coef, c, rtol=0.02)
+    assert tls.method == "lstsq+tls"
+    # the refit is no least-squares solution: its residual is larger, and is reported
+    assert tls.residual > ls.residual
+    assert tls.residual == pytest.approx(np.linalg.norm(A @ tls.coef - b) / np.linalg.norm(b))
+
+
+def test_tls_refit_agrees_with_least_squares_on_clean_data():
+    G, b, xi = problem()
+    fit = mstls(G, b, criterion="log")
+    tls = tls_refit(G, b, fit)
+    assert tls.method == "mstls[log]+tls"
+    np.testing.assert_allclose(tls.coef, fit.coef, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(tls.coef, xi, rtol=1e-8, atol=1e-12)
+
+
+def test_tls_refit_leaves_a_support_that_explains_little_alone():
+    A, b, _ = errors_in_variables(0.3)
+    rng = np.random.default_rng(1)
+    b = b + 3 * rng.standard_normal(b.size) * np.linalg.norm(b) / 2000**0.5
+    ls = lstsq(A, b)
+    assert tls_refit(A, b, ls) is ls  # the error estimate is too close to the signal
+    assert tls_refit(A, b, ls, gap=1.0) is not ls

@@ -12,7 +12,16 @@ import numpy as np
 
 from .._errors import SymweakError
 
-__all__ = ["Fit", "backward_path", "forward_path", "lstsq", "mstls", "stlsq", "swap_refine"]
+__all__ = [
+    "Fit",
+    "backward_path",
+    "forward_path",
+    "lstsq",
+    "mstls",
+    "stlsq",
+    "swap_refine",
+    "tls_refit",
+]
 
 
 @dataclass
@@ -37,6 +46,9 @@ LOG_PENALTY = 0.5
 LOG_FLOOR = 1e-3
 # supports of up to this many terms are improved by single swaps in mstls(backward=True)
 SWAP_SIZES = 8
+# tls_refit: total least squares only where the smallest singular value of the (scaled)
+# columns is at least this many times the one of [columns, b] (the error estimate)
+TLS_GAP = 2.0
 
 
 def _check(G: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,6 +90,41 @@ def lstsq(G, b) -> Fit:
     G, b = _check(G, b)
     coef = _solve(G, b, np.arange(G.shape[1]), _scales(G))
     return Fit(coef, _residual(G, b, coef))
+
+
+def tls_refit(G, b, fit: Fit, gap: float = TLS_GAP) -> Fit:
+    """``fit``'s support refitted by total least squares (errors in G as well as in b).
+
+    In the weak form every column, like b, is an integral of the surrogate (or of the data),
+    so its error is in the columns too; least squares lays all of it on b and shrinks the
+    coefficients towards zero as the error grows (regression dilution: Burgers from 10 % of
+    the grid with 20 % noise, -0.4895 d_x(u²) + 0.0984 u_xx by least squares, -0.5026 and
+    0.1012 by this; on clean data both agree to 1e-4). With the columns and b scaled to unit
+    norm, the coefficients come from the right singular vector of [A, b]'s smallest singular
+    value s (equivalently (AᵀA - s²I)⁻¹Aᵀb). That subtracts s², the error's estimate, from
+    AᵀA's spectrum; it is done only when A's smallest singular value is at least ``gap``·s
+    (each eigenvalue changed by at most 1/gap²) — otherwise the support explains too little
+    of b for the correction to be trusted, and the least-squares fit is returned unchanged.
+    The residual is the refitted coefficients' ‖Gξ - b‖/‖b‖; ``method`` gains "+tls".
+    """
+    G, b = _check(G, b)
+    cols = fit.support
+    if cols.size == 0:
+        return fit
+    A = G[:, cols]
+    sa = np.linalg.norm(A, axis=0)
+    sb = np.linalg.norm(b)
+    if np.any(sa == 0) or sb == 0:
+        return fit
+    An = A / sa
+    s_cols = np.linalg.svd(An, compute_uv=False)[-1]
+    _, s_all, vt = np.linalg.svd(np.column_stack([An, b / sb]), full_matrices=False)
+    v = vt[-1]
+    if not s_cols >= gap * s_all[-1] or v[-1] == 0:
+        return fit
+    coef = np.zeros(G.shape[1])
+    coef[cols] = -v[:-1] / v[-1] * sb / sa
+    return Fit(coef, _residual(G, b, coef), fit.threshold, fit.method + "+tls", fit.path)
 
 
 def stlsq(G, b, threshold: float, max_iter: int = 25, keep=()) -> Fit:
