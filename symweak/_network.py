@@ -729,23 +729,32 @@ def fit_network(
             best["loss"],
         )
 
-    def select(G: torch.Tensor, b: torch.Tensor, refit: bool = False):
+    def select(G: torch.Tensor, b: torch.Tensor, refit: list | None = None):
+        """Sparse fits of every equation; with ``refit`` (the fits a previous call made on
+        the same system, in call order) their supports are refitted by total least squares
+        instead of being selected again."""
         Gn, bn = G.cpu().numpy(), b.cpu().numpy()
         designs = {
             lhs: ([library[j] for j in cols[e]], Gn[:, cols[e]], bn[:, e])
             for e, lhs in enumerate(lhs_terms)
         }
+        previous = iter(refit) if refit is not None else None
+        made = []
 
         def fit_fn(G, b, lib):
-            fit = mstls(
-                G,
-                b,
-                criterion=settings.criterion,
-                complexity=term_complexity(lib, settings.complexity),
-            )
-            return tls_refit(G, b, fit) if refit else fit
+            if previous is not None:
+                fit = tls_refit(G, b, next(previous))
+            else:
+                fit = mstls(
+                    G,
+                    b,
+                    criterion=settings.criterion,
+                    complexity=term_complexity(lib, settings.complexity),
+                )
+            made.append(fit)
+            return fit
 
-        return fit_equations(designs, ties, fit_fn)
+        return fit_equations(designs, ties, fit_fn), made
 
     # The final fit is tried with each test-function scale of ``final_tests``; the first
     # candidate whose relative weak-form residual is within ``final_switch`` times the
@@ -772,19 +781,20 @@ def fit_network(
         if correction is not None:
             variants[scale + "+data"] = (G + correction[0], b + correction[1])
         for name, system in variants.items():
-            found = select(*system)
+            found, made = select(*system)
             tried[name] = (
                 float(np.mean([fit.residual for _, fit in found.values()])),
                 found,
-                system,
+                (system, made),
             )
     smallest = min(v[0] for v in tried.values())
     chosen = next(k for k, v in tried.items() if v[0] <= settings.final_switch * smallest)
     results = tried[chosen][1]
     if settings.final_estimator == "tls":
         # the candidates are compared by their least-squares residuals (above); the kept
-        # one's coefficients are then refitted on the same support
-        results = select(*tried[chosen][2], refit=True)
+        # one's supports are then refitted
+        system, made = tried[chosen][2]
+        results, _ = select(*system, refit=made)
     history["phases"]["final"] = {
         "seconds": time.perf_counter() - t0,
         "tests": chosen,
