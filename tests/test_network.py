@@ -83,14 +83,25 @@ def test_network_is_deterministic(result):
     assert again.ir == res.ir
 
 
-def test_bad_final_estimator_is_rejected_before_training():
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("final_estimator", "svd", "final_estimator must be 'tls' or 'ls', got 'svd'"),
+        (
+            "complexity",
+            "size",
+            r"complexity must be 'terms', 'degree' or 'degree\+order', got 'size'\.",
+        ),
+        ("final_grid", "fine", "final_grid must be 'full' or 'coarse', got 'fine'"),
+        ("final_switch", 0.5, r"final_switch must be a number >= 1, got 0\.5"),
+        ("criterion", "aic", "criterion must be one of 'wsindy', 'elbow', 'bic', 'log', got 'aic'"),
+        ("correction_width", -1, "correction_width must be > 0, got -1"),
+    ],
+)
+def test_bad_network_option_is_rejected_before_training(option, value, message):
     obs = advection_diffusion().sample(0.1, seed=0)
-    with pytest.raises(
-        symweak.SymweakError, match="final_estimator must be 'tls' or 'ls', got 'svd'"
-    ):
-        symweak.discover(
-            obs, ops="id,^2", lhs="u_t", network={"final_estimator": "svd"}, progress=False
-        )
+    with pytest.raises(symweak.SymweakError, match=message):
+        symweak.discover(obs, ops="id,^2", lhs="u_t", network={option: value}, progress=False)
 
 
 def test_unknown_network_option_is_rejected():
@@ -109,17 +120,6 @@ def test_bad_max_points_is_rejected(bad):
         symweak.discover(obs, ops="id,^2", lhs="u_t", network={"max_points": bad}, progress=False)
 
 
-def test_bad_complexity_is_rejected_before_training():
-    obs = advection_diffusion().sample(0.1, seed=0)
-    with pytest.raises(
-        symweak.SymweakError,
-        match=r"complexity must be 'terms', 'degree' or 'degree\+order', got 'size'\.",
-    ):
-        symweak.discover(
-            obs, ops="id,^2", lhs="u_t", network={"complexity": "size"}, progress=False
-        )
-
-
 def test_final_fit_on_the_data_grid_when_training_used_a_coarser_one():
     obs = advection_diffusion().sample(0.1, seed=0).add_noise(0.05, seed=0)
     opts = dict(FAST, grid_points=3000)  # x strided by 2 for training: 41 x 64
@@ -127,16 +127,6 @@ def test_final_fit_on_the_data_grid_when_training_used_a_coarser_one():
     assert "final" in res.history["phases"]
     s = score(res.ir, symweak.parse_equation("u_t = -1.0*u_x + 0.1*u_xx"))
     assert s.tpr == 1.0 and s.e_inf < 0.1, res.short()
-
-
-def test_bad_final_grid_is_rejected_before_training():
-    obs = advection_diffusion().sample(0.1, seed=0)
-    with pytest.raises(
-        symweak.SymweakError, match="final_grid must be 'full' or 'coarse', got 'fine'"
-    ):
-        symweak.discover(
-            obs, ops="id,^2", lhs="u_t", network={"final_grid": "fine"}, progress=False
-        )
 
 
 @pytest.mark.parametrize("option", ["test_scale", "final_tests"])
@@ -148,12 +138,6 @@ def test_bad_test_scale_is_rejected_before_training(option):
         match="test_scale and final_tests take 'cap', 'paper' or 'axis', got 'wide'",
     ):
         symweak.discover(obs, ops="id,^2", lhs="u_t", network={option: value}, progress=False)
-
-
-def test_bad_final_switch_is_rejected_before_training():
-    obs = advection_diffusion().sample(0.1, seed=0)
-    with pytest.raises(symweak.SymweakError, match=r"final_switch must be a number >= 1, got 0\.5"):
-        symweak.discover(obs, ops="id,^2", lhs="u_t", network={"final_switch": 0.5}, progress=False)
 
 
 def test_scattered_points_off_grid():
@@ -182,15 +166,6 @@ def test_scattered_points_off_grid():
     assert res.equation.lhs == sympy.Derivative(
         sympy.Function("u")(*sympy.symbols("t x")), sympy.Symbol("t")
     )
-
-
-def test_bad_criterion_is_rejected_before_training():
-    obs = advection_diffusion().sample(0.1, seed=0)
-    with pytest.raises(
-        symweak.SymweakError,
-        match="criterion must be one of 'wsindy', 'elbow', 'bic', 'log', got 'aic'",
-    ):
-        symweak.discover(obs, ops="id,^2", lhs="u_t", network={"criterion": "aic"}, progress=False)
 
 
 def _correction_case(ratio=0.2):
@@ -252,11 +227,3 @@ def test_residual_correction_needs_observations_on_the_grid():
     assert residual_correction(obs, U[::2], [asm], functions, index, alphas, [0], [(1, 0)]) is None
     with pytest.raises(symweak.SymweakError, match="correction_width must be > 0, got 0"):
         residual_correction(obs, U, [asm], functions, index, alphas, [0], [(1, 0)], width=0)
-
-
-def test_bad_correction_width_is_rejected_before_training():
-    obs = advection_diffusion().sample(0.1, seed=0)
-    with pytest.raises(symweak.SymweakError, match="correction_width must be > 0, got -1"):
-        symweak.discover(
-            obs, ops="id,^2", lhs="u_t", network={"correction_width": -1}, progress=False
-        )
