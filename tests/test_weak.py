@@ -179,6 +179,30 @@ def test_dense_and_windowed_paths_agree_and_3d():
     A.dense_limit = 0
     windowed = A.integrate(F, alphas)
     torch.testing.assert_close(dense, windowed, rtol=1e-12, atol=1e-12)
+    # over the limit, wide supports go through the dense contraction in blocks of tests
+    # (here 8 at a time: 4 blocks for 30 tests), small ones through the windows
+    A.dense_limit = 4 * 24 * 18 * 8
+    assert A._window_fraction() > 1 / 30
+    calls = []
+    dense_block = A._dense
+    A._dense = lambda F, al, rows=slice(None): calls.append(rows) or dense_block(F, al, rows)
+    A._windowed = None  # not taken
+    blocked = A.integrate(F, alphas)
+    assert calls == [slice(0, 8), slice(8, 16), slice(16, 24), slice(24, 30)]
+    torch.testing.assert_close(blocked, dense, rtol=1e-12, atol=1e-12)
+    small = TestFunctionSet.random(
+        {"t": (0, 1), "x": (0, 1), "y": (-1, 1)},
+        30,
+        eta=(0.1, 0.12),
+        seed=1,
+        bump=PolyBump(8),
+        scale="axis",
+    )
+    B = WeakAssembler({"t": t, "x": x, "y": y}, small, {"t": 1, "x": 2, "y": 2})
+    B.dense_limit = 4 * 24 * 18 * 8
+    assert B._window_fraction() < 1 / 30
+    B._dense = None  # not taken
+    assert B.integrate(F, alphas).shape == (30, 4)
 
 
 def test_gradients_flow_through_assembly():

@@ -133,8 +133,19 @@ class WeakAssembler:
         if len(alphas) != F.shape[0]:
             raise SymweakError(f"{F.shape[0]} fields but {len(alphas)} multi-indices.")
         rest = int(np.prod(self.shape[1:])) if len(self.shape) > 1 else 1
-        if self.n_tests * F.shape[0] * rest <= self.dense_limit:
+        K, S = self.n_tests, F.shape[0]
+        if K * S * rest <= self.dense_limit:
             G = self._dense(F, alphas)
+        elif S * rest * 8 <= self.dense_limit and self._window_fraction() > 1 / 30:
+            # blocks of test functions through the dense contraction: memory stays below
+            # dense_limit and the work stays in large matrix products, ~30× faster per
+            # point than the per-window loop (101×300×150 grid, 8 columns, 250 test
+            # functions covering 22 % of the grid each: 1.0 s against 6.7 s; covering
+            # 0.3 % each, the windows win: 0.09 s against 1.2 s)
+            step = self.dense_limit // (S * rest)
+            G = torch.cat(
+                [self._dense(F, alphas, slice(k, min(k + step, K))) for k in range(0, K, step)]
+            )
         else:
             G = self._windowed(F, alphas)
         signs = torch.tensor(
@@ -169,19 +180,28 @@ class WeakAssembler:
                 out[i] = T * (-1.0) ** sum(alphas[i])
         return torch.stack(out, dim=-1)
 
-    def _dense(self, F: torch.Tensor, alphas) -> torch.Tensor:
-        K, S = self.n_tests, F.shape[0]
+    def _window_fraction(self) -> float:
+        """The mean fraction of the grid inside one test function's support."""
+        frac = np.ones(self.n_tests)
+        for (lo, hi), n in zip(self._windows, self.shape):
+            frac = frac * (np.asarray(hi) - np.asarray(lo)) / n
+        return float(frac.mean())
+
+    def _dense(self, F: torch.Tensor, alphas, rows: slice = slice(None)) -> torch.Tensor:
+        """G for the test functions ``rows`` (all by default)."""
+        K = len(range(self.n_tests)[rows])
+        S = F.shape[0]
         G = torch.empty((K, S), dtype=self.dtype, device=self.device)
         groups: dict[int, list[int]] = {}
         for s, al in enumerate(alphas):
             groups.setdefault(al[0], []).append(s)
         for order0, idx in groups.items():
-            A0 = self.weight(0, order0)
+            A0 = self.weight(0, order0)[rows]
             sub = F[idx]  # (s, N0, ...)
             T = torch.tensordot(A0, sub, dims=([1], [1]))  # (K, s, N1, N2, ...)
             for axis in range(1, len(self.shape)):
                 W = torch.stack(
-                    [self.weight(axis, alphas[s][axis]) for s in idx], dim=1
+                    [self.weight(axis, alphas[s][axis])[rows] for s in idx], dim=1
                 )  # (K, s, Ni)
                 shape = list(W.shape) + [1] * (T.dim() - 3)
                 T = (T * W.reshape(shape)).sum(dim=2)
