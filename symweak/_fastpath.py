@@ -144,19 +144,36 @@ def _degree(expr, fields) -> int:
 
 def term_complexity(library: Sequence[Term], how: str) -> np.ndarray | None:
     """Per-term weights for the sparsity penalty: ``"terms"`` (all 1), ``"degree"`` (the
-    polynomial degree of F, at least 1), ``"degree+order"`` (degree + derivative order / 2).
+    polynomial degree of F, at least 1), ``"degree:w"`` (1 + w·(degree − 1): each degree
+    above the first adds w of a term), ``"degree+order"`` (degree + derivative order / 2).
     A function of the fields counts as its argument's degree (sin u: 1, v·sin u: 2): one
     operator applied to a field is as simple as the field itself, and a flat 2 kept
     sine-Gordon's sin u out of the model at σ = 0.2 (it lowers the residual 1.6×)."""
-    if how not in ("terms", "degree", "degree+order"):
-        raise SymweakError(f"complexity must be 'terms', 'degree' or 'degree+order', got {how!r}.")
+    per_degree = None
+    if isinstance(how, str) and how.startswith("degree:"):
+        try:
+            per_degree = float(how[len("degree:") :])
+        except ValueError:
+            per_degree = None
+        if per_degree is None or not (np.isfinite(per_degree) and per_degree >= 0):
+            raise SymweakError(
+                f"complexity 'degree:w' needs a number w >= 0 (e.g. 'degree:0.25'), got {how!r}."
+            )
+    elif how not in ("terms", "degree", "degree+order"):
+        raise SymweakError(
+            f"complexity must be 'terms', 'degree', 'degree:w' or 'degree+order', got {how!r}."
+        )
     if how == "terms":
         return None
     out = []
     for term in library:
-        w = max(int(_degree(term.F, term.fields)), 1)
-        if how == "degree+order":
-            w = w + 0.5 * term.total_order
+        degree = max(int(_degree(term.F, term.fields)), 1)
+        if per_degree is not None:
+            w = 1.0 + per_degree * (degree - 1)
+        elif how == "degree+order":
+            w = degree + 0.5 * term.total_order
+        else:
+            w = degree
         out.append(float(w))
     return np.array(out)
 

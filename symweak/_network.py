@@ -68,6 +68,14 @@ class NetworkSettings:
     # relative weak-form residual is within final_switch times the smallest one is kept
     final_tests: tuple = ("cap", "axis")
     final_switch: float = 3.0
+    # the final fit uses at least this many test functions per candidate term of the largest
+    # equation library (more than n_tests where the library is large): with about as many
+    # test functions as terms a 120-term library nearly spans any left-hand side. Extra test
+    # functions are only added while test functions x grid points x columns stays below
+    # final_test_budget (the assembly's work): Navier-Stokes without rules (240 columns on
+    # 4.5 M points) took 1247 s instead of 1019 s with 720 test functions, same equation
+    final_test_ratio: float = 3.0
+    final_test_budget: float = 1e11
     # the kept support's coefficients: "tls" (total least squares, see regress.tls_refit:
     # the columns are as noisy as the left-hand side) or "ls" (least squares)
     final_estimator: str = "tls"
@@ -85,9 +93,10 @@ class NetworkSettings:
     extract_tol: float = 1e-3
     max_degree: int = 4
     criterion: str = "log"
-    # sparsity weight per term in the final fit: "degree" (polynomial degree of F) lets
-    # u_xx win over d_xx(u^2) when both fit the (noisy) weak form about equally
-    complexity: str = "degree"
+    # sparsity weight per term in the final fit: "degree:0.25" (1 + (degree - 1)/4) lets
+    # u_xx win over d_xx(u^2) when both fit the (noisy) weak form about equally, without
+    # charging the cubic terms of a cubic system (NLS: u^2 v) three terms each
+    complexity: str = "degree:0.25"
     device: str | None = None
     grid_points: int = 8000
     # data points per step of the data loss (seeded batches): "auto" = 20 000 on (t, x) data,
@@ -298,6 +307,14 @@ def fit_network(
         raise SymweakError(
             f"network option final_estimator must be 'tls' or 'ls', "
             f"got {settings.final_estimator!r}."
+        )
+    ratio = settings.final_test_ratio
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not ratio >= 0:
+        raise SymweakError(f"network option final_test_ratio must be a number >= 0, got {ratio!r}.")
+    budget = settings.final_test_budget
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget >= 0:
+        raise SymweakError(
+            f"network option final_test_budget must be a number >= 0, got {budget!r}."
         )
     switch = settings.final_switch
     if isinstance(switch, bool) or not isinstance(switch, (int, float)) or not switch >= 1:
@@ -671,13 +688,13 @@ def fit_network(
         computed once for all scales."""
         sets = []
         for scale in scales:
-            if scale == settings.test_scale:
+            if scale == settings.test_scale and n_final == settings.n_tests:
                 sets.append(tests)
                 continue
             sets.append(
                 TestFunctionSet.random(
                     bounds,
-                    settings.n_tests,
+                    n_final,
                     settings.eta,
                     seed,
                     bump,
@@ -774,6 +791,14 @@ def fit_network(
     # is kept, with E∞ 0.013 rather than 0.07).
     t0 = time.perf_counter()
     tried = {}
+    widest = max(len(c) for c in cols)
+    points = math.prod(
+        len(a) for a in (full_axes if settings.final_grid == "full" else axes_np).values()
+    )
+    affordable = settings.final_test_budget / (points * len(library))
+    n_final = max(
+        settings.n_tests, min(math.ceil(settings.final_test_ratio * widest), int(affordable))
+    )
     with torch.no_grad():
         systems = final_systems(list(dict.fromkeys(settings.final_tests or (settings.test_scale,))))
     for scale, (G, b, correction) in systems.items():
@@ -798,6 +823,7 @@ def fit_network(
     history["phases"]["final"] = {
         "seconds": time.perf_counter() - t0,
         "tests": chosen,
+        "n_tests": n_final,
         "residuals": {k: v[0] for k, v in tried.items()},
     }
     equations = []

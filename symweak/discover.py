@@ -562,7 +562,8 @@ def discover(
         ``"axis"`` (η·L_i per axis), ``"auto"`` (spectrum only)).
     criterion, threshold: sparsity selection on the thresholding path (``"wsindy"``,
         ``"elbow"`` or ``"bic"``), or a fixed threshold; ``complexity`` weights the
-        sparsity penalty per term (``"terms"``, ``"degree"``, ``"degree+order"``).
+        sparsity penalty per term (``"terms"``, ``"degree"``, ``"degree:w"`` — 1 + w·(degree − 1)
+        — or ``"degree+order"``).
     debias: estimate the noise level from the data and remove the bias noise puts into
         nonlinear terms (E[ũ²] = u² + σ², ...) with Hermite polynomials (fast path).
     network: options of the surrogate-network path (see ``symweak._network.NetworkSettings``):

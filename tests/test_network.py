@@ -90,8 +90,10 @@ def test_network_is_deterministic(result):
         (
             "complexity",
             "size",
-            r"complexity must be 'terms', 'degree' or 'degree\+order', got 'size'\.",
+            r"complexity must be 'terms', 'degree', 'degree:w' or 'degree\+order', got 'size'\.",
         ),
+        ("final_test_ratio", -1, r"final_test_ratio must be a number >= 0, got -1"),
+        ("final_test_budget", "big", r"final_test_budget must be a number >= 0, got 'big'"),
         ("final_grid", "fine", "final_grid must be 'full' or 'coarse', got 'fine'"),
         ("final_switch", 0.5, r"final_switch must be a number >= 1, got 0\.5"),
         ("criterion", "aic", "criterion must be one of 'wsindy', 'elbow', 'bic', 'log', got 'aic'"),

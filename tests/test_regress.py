@@ -95,7 +95,22 @@ def test_term_complexity_counts_a_function_as_its_argument():
     ]
     assert list(term_complexity(lib, "degree")) == [3.0, 2.0, 1.0, 2.0, 2.0]
     assert list(term_complexity(lib[:2], "degree+order")) == [3.0, 2.5]
+    assert list(term_complexity(lib, "degree:0.25")) == [1.5, 1.25, 1.0, 1.25, 1.25]
+    assert list(term_complexity(lib, "degree:0")) == [1.0] * 5
     assert term_complexity(lib, "terms") is None
+
+
+@pytest.mark.parametrize("how", ["degree:", "degree:-1", "degree:x", "degree:nan", "size"])
+def test_term_complexity_rejects_a_bad_weight(how):
+    from symweak._fastpath import term_complexity
+
+    if how == "size":
+        message = "complexity must be 'terms', 'degree', 'degree:w' or 'degree+order', got 'size'."
+    else:
+        message = f"complexity 'degree:w' needs a number w >= 0 (e.g. 'degree:0.25'), got {how!r}."
+    with pytest.raises(SymweakError) as err:
+        term_complexity([], how)
+    assert str(err.value) == message
 
 
 @pytest.mark.parametrize("size, kept", [(3e-4, False), (3e-2, True)])
