@@ -56,6 +56,8 @@ def test_network_result_has_a_surrogate(result):
     assert r["axis"] < r["cap"] < 3 * r["axis"]
     assert r["cap+data"] > r["cap"] and r["axis+data"] > r["axis"]
     assert final["tests"] == "cap"
+    # at least three final-fit test functions per candidate term (the assembly is cheap here)
+    assert final["n_tests"] == max(250, 3 * len(res.history["library"]))
     # candidates are compared by least squares; the kept support is then refitted by total
     # least squares, whose residual is larger (least squares minimises it) but not by much
     kept = np.mean([fit["residual"] for fit in res.history["fits"]])
