@@ -59,6 +59,14 @@ def snap_arguments(expr: sympy.Expr, tol: float = 0.05) -> sympy.Expr:
     return visit(expr)
 
 
+@lru_cache(maxsize=64)
+def _maclaurin(func, order: int):
+    """(z, the Taylor polynomial of func(z) at 0 up to z^order): sympy.series is slow and the
+    read-back asks for the same few functions many times (a third of it on KdV)."""
+    z = sympy.Dummy("z")
+    return z, sympy.series(func(z), z, 0, order + 1).removeO()
+
+
 def taylor_small_arguments(
     expr: sympy.Expr, field_scale: Mapping[str, float], order: int = 3, small: float = 0.5
 ):
@@ -82,8 +90,7 @@ def taylor_small_arguments(
         if isinstance(e, sympy.Function) and not isinstance(e, AppliedUndef) and len(e.args) == 1:
             arg = visit(e.args[0])
             if size(arg) <= small:
-                z = sympy.Dummy("z")
-                poly = sympy.series(e.func(z), z, 0, order + 1).removeO()
+                z, poly = _maclaurin(e.func, order)
                 return sympy.expand(poly.xreplace({z: arg}))
             return e.func(arg)
         if e.args:
