@@ -300,25 +300,21 @@ def fit_network(
             f"network option criterion must be one of {', '.join(map(repr, CRITERIA))}, "
             f"got {settings.criterion!r}."
         )
-    width = settings.correction_width
-    if isinstance(width, bool) or not isinstance(width, (int, float)) or not width > 0:
-        raise SymweakError(f"network option correction_width must be > 0, got {width!r}.")
     if settings.final_estimator not in ("tls", "ls"):
         raise SymweakError(
             f"network option final_estimator must be 'tls' or 'ls', "
             f"got {settings.final_estimator!r}."
         )
-    ratio = settings.final_test_ratio
-    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not ratio >= 0:
-        raise SymweakError(f"network option final_test_ratio must be a number >= 0, got {ratio!r}.")
-    budget = settings.final_test_budget
-    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget >= 0:
-        raise SymweakError(
-            f"network option final_test_budget must be a number >= 0, got {budget!r}."
-        )
-    switch = settings.final_switch
-    if isinstance(switch, bool) or not isinstance(switch, (int, float)) or not switch >= 1:
-        raise SymweakError(f"network option final_switch must be a number >= 1, got {switch!r}.")
+    for name, low, strict, what in (
+        ("correction_width", 0, True, "> 0"),
+        ("final_test_ratio", 0, False, "a number >= 0"),
+        ("final_test_budget", 0, False, "a number >= 0"),
+        ("final_switch", 1, False, "a number >= 1"),
+    ):
+        value = getattr(settings, name)
+        number = not isinstance(value, bool) and isinstance(value, (int, float))
+        if not (number and (value > low if strict else value >= low)):
+            raise SymweakError(f"network option {name} must be {what}, got {value!r}.")
     if max_points == "auto":
         max_points = 20000 if len(names) <= 2 else 5000
     start = time.perf_counter()

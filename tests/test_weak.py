@@ -182,7 +182,7 @@ def test_dense_and_windowed_paths_agree_and_3d():
     # over the limit, wide supports go through the dense contraction in blocks of tests
     # (here 8 at a time: 4 blocks for 30 tests), small ones through the windows
     A.dense_limit = 4 * 24 * 18 * 8
-    assert A._window_fraction() > 1 / 30
+    assert A.window_fraction > 1 / 30
     calls = []
     dense_block = A._dense
     A._dense = lambda F, al, rows=slice(None): calls.append(rows) or dense_block(F, al, rows)
@@ -200,7 +200,7 @@ def test_dense_and_windowed_paths_agree_and_3d():
     )
     B = WeakAssembler({"t": t, "x": x, "y": y}, small, {"t": 1, "x": 2, "y": 2})
     B.dense_limit = 4 * 24 * 18 * 8
-    assert B._window_fraction() < 1 / 30
+    assert B.window_fraction < 1 / 30
     B._dense = None  # not taken
     assert B.integrate(F, alphas).shape == (30, 4)
 

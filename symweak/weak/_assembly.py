@@ -94,6 +94,12 @@ class WeakAssembler:
                     "radii or a finer grid."
                 )
 
+        # the mean fraction of the grid inside one test function's support
+        frac = np.ones(len(tests))
+        for (lo, hi), n in zip(self._windows, self.shape):
+            frac = frac * (hi - lo) / n
+        self.window_fraction = float(frac.mean())
+
     @property
     def n_tests(self) -> int:
         return len(self.tests)
@@ -136,7 +142,7 @@ class WeakAssembler:
         K, S = self.n_tests, F.shape[0]
         if K * S * rest <= self.dense_limit:
             G = self._dense(F, alphas)
-        elif S * rest * 8 <= self.dense_limit and self._window_fraction() > 1 / 30:
+        elif S * rest * 8 <= self.dense_limit and self.window_fraction > 1 / 30:
             # blocks of test functions through the dense contraction: memory stays below
             # dense_limit and the work stays in large matrix products, ~30× faster per
             # point than the per-window loop (101×300×150 grid, 8 columns, 250 test
@@ -179,13 +185,6 @@ class WeakAssembler:
                     T = (T * W.reshape(shape)).sum(dim=2)
                 out[i] = T * (-1.0) ** sum(alphas[i])
         return torch.stack(out, dim=-1)
-
-    def _window_fraction(self) -> float:
-        """The mean fraction of the grid inside one test function's support."""
-        frac = np.ones(self.n_tests)
-        for (lo, hi), n in zip(self._windows, self.shape):
-            frac = frac * (np.asarray(hi) - np.asarray(lo)) / n
-        return float(frac.mean())
 
     def _dense(self, F: torch.Tensor, alphas, rows: slice = slice(None)) -> torch.Tensor:
         """G for the test functions ``rows`` (all by default)."""
