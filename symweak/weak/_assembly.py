@@ -146,8 +146,9 @@ class WeakAssembler:
             # blocks of test functions through the dense contraction: memory stays below
             # dense_limit and the work stays in large matrix products, ~30× faster per
             # point than the per-window loop (101×300×150 grid, 8 columns, 250 test
-            # functions covering 22 % of the grid each: 1.0 s against 6.7 s; covering
-            # 0.3 % each, the windows win: 0.09 s against 1.2 s)
+            # functions covering 25 % of the grid each: 1.65 s against 7.31 s, see
+            # `symweak bench speed --3d`; covering 0.3 % each, the windows win: 0.09 s
+            # against 1.2 s)
             step = self.dense_limit // (S * rest)
             G = torch.cat(
                 [self._dense(F, alphas, slice(k, min(k + step, K))) for k in range(0, K, step)]
