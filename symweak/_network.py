@@ -412,11 +412,11 @@ def fit_network(
 
     def data_loss(phase: str, epoch: int) -> torch.Tensor:
         """ℒ_data on the training points; records the held-out loss of the same parameters."""
-        grid_values = surrogate.grid(data.axes) if data.mode == "grid" else None
-        loss = data.loss(grid_values)
+        shared = data.shared()
+        loss = data.loss(shared)
         if check is not None:
             with torch.no_grad():
-                val = check.loss(grid_values.detach() if grid_values is not None else None).item()
+                val = check.loss(shared.detach() if shared is not None else None).item()
             if val < best["loss"]:
                 best.update(
                     loss=val,

@@ -64,8 +64,7 @@ def speed_report(three_d: bool = False) -> list[str]:
     def step(model, data):
         def run():
             model.zero_grad(set_to_none=True)
-            grid = model.grid(data.axes) if data.mode == "grid" else None
-            data.loss(grid).backward()
+            data.loss(data.shared()).backward()
 
         return run
 
