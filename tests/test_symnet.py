@@ -6,7 +6,7 @@ from symweak import SymweakError
 from symweak.grammar import parse_operators
 from symweak.ir import Term
 from symweak.symnet import SymNet, library_from_network, snap_arguments
-from symweak.symnet._extract import taylor_small_arguments
+from symweak.symnet._extract import read_back, taylor_small_arguments
 
 t, x = sympy.symbols("t x")
 U = sympy.Function("u")(t, x)
@@ -60,6 +60,41 @@ def test_snapping_and_taylor():
     assert sympy.Poly(series, U).degree() == 3
     kept = taylor_small_arguments(sympy.sin(2 * U), {"u": 1.0})
     assert kept == sympy.sin(2 * U)
+
+
+def _sympy_route(expr, scale):
+    return sympy.expand(snap_arguments(taylor_small_arguments(sympy.expand(expr), scale)))
+
+
+def _coefficients(expr):
+    return {m: float(c) for c, m in (p.as_coeff_Mul() for p in sympy.Add.make_args(expr))}
+
+
+def test_fast_read_back_equals_the_sympy_route():
+    f = sympy.Float
+    a = f(0.0658) - f(0.3551) * U
+    b = f(0.0756) - f(0.1675) * U * V
+    exprs = [
+        # a network output: cubes and products of affine maps, a small-argument sine
+        # (Taylor-expanded), a large-argument one (kept, its argument snapped)
+        f(-0.3276) * a**3
+        + f(0.3408) * a * b
+        + sympy.sin(f(0.2) * a**2 - f(0.1) * b)
+        + f(0.7) * sympy.sin(f(1.98) * U + f(0.013)) * (V + 1) ** 2,
+        sympy.cos(f(0.3) * sympy.sin(f(2.02) * V) + f(0.05)) - sympy.tanh(f(0.1) * U) ** 2,
+    ]
+    scale = {"u": 1.5, "v": 2.0}
+    for expr in exprs:
+        fast, slow = read_back(expr, scale), _sympy_route(expr, scale)
+        cf, cs = _coefficients(fast), _coefficients(slow)
+        assert set(cf) == set(cs)
+        for m in cs:
+            assert cf[m] == pytest.approx(cs[m], rel=1e-12, abs=1e-15)
+    assert sympy.sin(2 * U) * V**2 in _coefficients(read_back(exprs[0], scale))
+    # exp(a + b) is split by expand before the Taylor step, negative powers are not
+    # polynomials: both take the SymPy route, with its result
+    for expr in (sympy.exp(f(0.1) + f(0.2) * U) * V, U / (1 + V**2)):
+        assert read_back(expr, scale) == _sympy_route(expr, scale)
 
 
 def test_fixed_before_readout():

@@ -31,27 +31,29 @@ def _snap_number(value: float, tol: float) -> float:
     return value
 
 
+def _snap_arg(arg: sympy.Expr, tol: float) -> sympy.Expr:
+    """A function's argument, expanded, each coefficient snapped (see snap_arguments)."""
+    arg = sympy.expand(arg)
+    parts = []
+    for part in sympy.Add.make_args(arg):
+        coeff, rest = part.as_coeff_Mul()
+        c = _snap_number(float(coeff), tol) if coeff.is_Number else coeff
+        if isinstance(c, float) and c != 0.0:
+            # a simple number exactly; any other to 4 digits (not a 15-digit fraction)
+            c = sympy.nsimplify(c) if c in _NICE else sympy.Float(f"{c:.4g}")
+        if c != 0:
+            parts.append(c * rest)
+    return sympy.Add(*parts)
+
+
 def snap_arguments(expr: sympy.Expr, tol: float = 0.05) -> sympy.Expr:
     """Inside non-polynomial functions (sin, exp, ...), snap the argument's coefficients to
     nearby simple numbers (0, ±1, ±2, ±1/2, ±3): ``sin(0.98*u + 0.01) -> sin(u)``. The outer
     coefficients are refitted later, so only the shape of each function matters."""
 
-    def snap_arg(arg: sympy.Expr) -> sympy.Expr:
-        arg = sympy.expand(arg)
-        parts = []
-        for part in sympy.Add.make_args(arg):
-            coeff, rest = part.as_coeff_Mul()
-            c = _snap_number(float(coeff), tol) if coeff.is_Number else coeff
-            if isinstance(c, float) and c != 0.0:
-                # a simple number exactly; any other to 4 digits (not a 15-digit fraction)
-                c = sympy.nsimplify(c) if c in _NICE else sympy.Float(f"{c:.4g}")
-            if c != 0:
-                parts.append(c * rest)
-        return sympy.Add(*parts)
-
     def visit(e: sympy.Expr) -> sympy.Expr:
         if isinstance(e, sympy.Function) and not isinstance(e, AppliedUndef):
-            return e.func(*[snap_arg(visit(a)) for a in e.args])
+            return e.func(*[_snap_arg(visit(a), tol) for a in e.args])
         if e.args:
             return e.func(*[visit(a) for a in e.args])
         return e
@@ -98,6 +100,141 @@ def taylor_small_arguments(
         return e
 
     return visit(expr)
+
+
+@lru_cache(maxsize=64)
+def _maclaurin_coefficients(func, order: int) -> tuple[float, ...] | None:
+    """The Taylor coefficients c_0..c_order of func at 0 as floats, or None where func has
+    no Taylor polynomial there (log)."""
+    z, poly = _maclaurin(func, order)
+    try:
+        return (
+            tuple(float(poly.coeff(z, k)) for k in range(order + 1))
+            if poly.is_polynomial(z)
+            else None
+        )
+    except TypeError:
+        return None
+
+
+# functions that sympy.expand leaves as they are; the SymPy route handles the others (it
+# splits exp(a + b) into exp(a)·exp(b) before the Taylor step, which the fast route cannot)
+_EXPAND_INERT = (sympy.sin, sympy.cos, sympy.tanh, sympy.sinh, sympy.cosh)
+
+
+class _NotPolynomial(Exception):
+    """An expression the fast read-back does not handle (negative or fractional powers, ...)."""
+
+
+def read_back(
+    expr: sympy.Expr,
+    field_scale: Mapping[str, float],
+    order: int = 3,
+    small: float = 0.5,
+    tol: float = 0.05,
+) -> sympy.Expr:
+    """``expand(snap_arguments(taylor_small_arguments(expand(expr))))``, computed on
+    dictionaries of float coefficients instead of SymPy sums: a network output is a
+    polynomial of (at most) degree 3^depth in the fields and a few function applications,
+    and SymPy's expand spent 12 s of a KdV run multiplying such sums out. Falls back to the
+    SymPy route for anything else (powers that are not non-negative integers, exp of a sum,
+    complex numbers)."""
+    try:
+        return _read_back_fast(expr, field_scale, order, small, tol)
+    except _NotPolynomial:
+        return sympy.expand(
+            snap_arguments(
+                taylor_small_arguments(sympy.expand(expr), field_scale, order, small), tol
+            )
+        )
+
+
+def _read_back_fast(expr, field_scale, order, small, tol) -> sympy.Expr:
+    gens: list = []  # the generators: fields, other symbols, function applications
+    index: dict = {}
+
+    def gen(atom) -> dict:
+        if atom not in index:
+            index[atom] = len(gens)
+            gens.append(atom)
+        return {((index[atom], 1),): 1.0}
+
+    def add(p: dict, q: dict) -> dict:
+        out = dict(p)
+        for k, c in q.items():
+            out[k] = out.get(k, 0.0) + c
+        return out
+
+    def mul(p: dict, q: dict) -> dict:
+        out: dict = {}
+        for ka, ca in p.items():
+            for kb, cb in q.items():
+                powers = dict(ka)
+                for i, n in kb:
+                    powers[i] = powers.get(i, 0) + n
+                k = tuple(sorted(powers.items()))
+                out[k] = out.get(k, 0.0) + ca * cb
+        return out
+
+    def power(p: dict, n: int) -> dict:
+        out = {(): 1.0}
+        for _ in range(n):
+            out = mul(out, p)
+        return out
+
+    def to_expr(p: dict) -> sympy.Expr:
+        return sympy.Add(
+            *[
+                sympy.Float(c) * sympy.Mul(*[gens[i] ** n for i, n in k])
+                for k, c in p.items()
+                if c != 0.0
+            ]
+        )
+
+    def size(p: dict) -> float:
+        total = 0.0
+        for k, c in p.items():
+            mag = abs(c)
+            for i, n in k:
+                if isinstance(gens[i], AppliedUndef):
+                    mag *= field_scale.get(gens[i].func.__name__, 1.0) ** n
+            total += mag
+        return total
+
+    def visit(e) -> dict:
+        if isinstance(e, AppliedUndef) or e.is_Symbol:
+            return gen(e)
+        if e.is_Number:
+            if not e.is_real:
+                raise _NotPolynomial
+            return {(): float(e)}
+        if e.is_Add:
+            out: dict = {}
+            for a in e.args:
+                out = add(out, visit(a))
+            return out
+        if e.is_Mul:
+            out = {(): 1.0}
+            for a in e.args:
+                out = mul(out, visit(a))
+            return out
+        if e.is_Pow and e.exp.is_Integer and e.exp >= 0:
+            return power(visit(e.base), int(e.exp))
+        if isinstance(e, sympy.Function) and e.func in _EXPAND_INERT:
+            p = visit(e.args[0])
+            coeffs = _maclaurin_coefficients(e.func, order)
+            if coeffs is not None and size(p) <= small:
+                out, pk = {}, {(): 1.0}
+                for k, c in enumerate(coeffs):
+                    if k:
+                        pk = mul(pk, p)
+                    if c:
+                        out = add(out, {key: c * v for key, v in pk.items()})
+                return out
+            return gen(e.func(_snap_arg(to_expr(p), tol)))
+        raise _NotPolynomial
+
+    return to_expr(visit(expr))
 
 
 def _size(coeff, mono, field_rms) -> float:
@@ -263,9 +400,7 @@ def library_from_network(
                 continue
             for shape in _function_shapes(exprs[s], field_max):
                 others[shape] = 1.0
-            F = sympy.expand(
-                snap_arguments(taylor_small_arguments(sympy.expand(exprs[s]), field_max))
-            )
+            F = read_back(exprs[s], field_max)
             parts = [p.as_coeff_Mul() for p in sympy.Add.make_args(F)]
             parts = [(c, m) for c, m in parts if not m.is_number]
             sizes = [_size(c, m, field_rms) for c, m in parts]
@@ -296,7 +431,7 @@ def library_from_network(
         terms.sort(key=lambda t: t.sort_key)
         return terms
     for s, alphas in active.items():
-        F = sympy.expand(snap_arguments(taylor_small_arguments(sympy.expand(exprs[s]), field_max)))
+        F = read_back(exprs[s], field_max)
         if F == 0:
             continue
         parts = []
