@@ -363,7 +363,9 @@ class DataTerm:
                 # is too large to hold activations for (3-D, > 2M points: NS 101x300x150).
                 # On (t, x) grids gathering only pays below about 1 % of the grid: per 800
                 # steps, Burgers 101x256 at 2.5 % 18.8 s grid / 27.2 s gather, at 1 %
-                # 18.2 / 15.8 s; KdV 201x512 at 2.5 % 66 / 89 s, at 1 % 56 / 59 s.
+                # 18.2 / 15.8 s; KdV 201x512 at 2.5 % 66 / 89 s, at 1 % 56 / 59 s (measured
+                # with the MLP on the whole grid; now that it runs at the compared points
+                # only, the whole-grid path is cheaper still).
                 size = int(np.prod([len(a) for a in obs.grid.axes.values()]))
                 dim = len(model.coord_names)
                 sparse = len(obs) * 100 < size if dim <= 2 else size > 2_000_000
