@@ -416,7 +416,7 @@ class DataTerm:
         model = self.model
         if self.mode == "grid":
             # the MLP only where it is compared (a 20 000-point batch of KdV's 102 912-point
-            # grid: the warm-up step 115 -> 50 ms on 2 cores)
+            # grid: the warm-up step 115 -> 62 ms on 2 cores)
             feats = shared if shared is not None else model.grid_features(self.axes)
             flat = feats.reshape(-1, feats.shape[-1])
             return model.head(flat[self.index if batch is None else self.index[batch]])

@@ -159,11 +159,9 @@ def _read_back_fast(expr, field_scale, order, small, tol) -> sympy.Expr:
             gens.append(atom)
         return {((index[atom], 1),): 1.0}
 
-    def add(p: dict, q: dict) -> dict:
-        out = dict(p)
+    def add_into(out: dict, q: dict, scale: float = 1.0) -> None:
         for k, c in q.items():
-            out[k] = out.get(k, 0.0) + c
-        return out
+            out[k] = out.get(k, 0.0) + scale * c
 
     def mul(p: dict, q: dict) -> dict:
         out: dict = {}
@@ -211,7 +209,7 @@ def _read_back_fast(expr, field_scale, order, small, tol) -> sympy.Expr:
         if e.is_Add:
             out: dict = {}
             for a in e.args:
-                out = add(out, visit(a))
+                add_into(out, visit(a))
             return out
         if e.is_Mul:
             out = {(): 1.0}
@@ -229,7 +227,7 @@ def _read_back_fast(expr, field_scale, order, small, tol) -> sympy.Expr:
                     if k:
                         pk = mul(pk, p)
                     if c:
-                        out = add(out, {key: c * v for key, v in pk.items()})
+                        add_into(out, pk, c)
                 return out
             return gen(e.func(_snap_arg(to_expr(p), tol)))
         raise _NotPolynomial
