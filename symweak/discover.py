@@ -567,7 +567,10 @@ def discover(
     debias: estimate the noise level from the data and remove the bias noise puts into
         nonlinear terms (E[ũ²] = u² + σ², ...) with Hermite polynomials (fast path).
     network: options of the surrogate-network path (see ``symweak._network.NetworkSettings``):
-        ``kernels`` (N = 1000), ``features`` (d' = 4), ``hidden``, ``layers``, ``activation``,
+        ``kernels`` (``"auto"``: on up to ``auto_kernels_points`` = 100 000 observations,
+        the count of ``kernel_choices`` = (64, 250, 1000) whose held-out loss is lowest, the
+        smallest within one standard error; on more data, and with an integer, that count:
+        the paper's N = 1000), ``features`` (d' = 4), ``hidden``, ``layers``, ``activation``,
         ``embedding`` (False: the ablation without FE_φ), ``search`` (False: without NAS),
         ``nodes_per_op``, ``depth`` (L_max = 3), ``counts`` (K = {0,1,2,3}), epochs and
         learning rates per phase, ``lambda_w``, ``lambda_r``, ``n_tests``, ``device``.

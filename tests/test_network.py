@@ -100,6 +100,14 @@ def test_network_is_deterministic(result):
         ("final_switch", 0.5, r"final_switch must be a number >= 1, got 0\.5"),
         ("criterion", "aic", "criterion must be one of 'wsindy', 'elbow', 'bic', 'log', got 'aic'"),
         ("correction_width", -1, "correction_width must be > 0, got -1"),
+        ("kernels", 0, "kernels must be 'auto' or a positive integer, got 0"),
+        ("kernels", "many", "kernels must be 'auto' or a positive integer, got 'many'"),
+        (
+            "kernel_choices",
+            (),
+            r"kernel_choices must be a non-empty list of positive integers, got \(\)",
+        ),
+        ("kernel_choices", (64, -1), r"kernel_choices must be .* got \(64, -1\)"),
     ],
 )
 def test_bad_network_option_is_rejected_before_training(option, value, message):
@@ -231,3 +239,54 @@ def test_residual_correction_needs_observations_on_the_grid():
     assert residual_correction(obs, U[::2], [asm], functions, index, alphas, [0], [(1, 0)]) is None
     with pytest.raises(symweak.SymweakError, match="correction_width must be > 0, got 0"):
         residual_correction(obs, U, [asm], functions, index, alphas, [0], [(1, 0)], width=0)
+
+
+class _Trial:
+    def __init__(self, errors):
+        self.validation_errors = np.asarray(errors, dtype=float)
+
+
+def test_kernel_count_rule_keeps_the_smallest_within_one_standard_error():
+    from symweak._network import choose_kernels
+
+    rng = np.random.default_rng(0)
+    base = rng.exponential(1.0, 400)
+    # 64: 0.02 above the best (250) with point-by-point differences of spread 1 -> SE 0.05
+    noise = rng.normal(0.0, 1.0, 400)
+    small = base + 0.02 + noise - noise.mean()
+    large = base + 0.5  # 1000: clearly worse
+    i, table = choose_kernels([(64, _Trial(small)), (250, _Trial(base)), (1000, _Trial(large))])
+    assert i == 0
+    assert table[250] == [pytest.approx(base.mean()), 0.0]
+    assert table[64][0] - table[250][0] == pytest.approx(0.02)
+    assert table[64][1] == pytest.approx(np.std(small - base) / 20.0)
+    # the same gap with identical noise on every point is many standard errors: 250 is kept
+    i, _ = choose_kernels([(64, _Trial(base + 0.02)), (250, _Trial(base))])
+    assert i == 1
+    # the best is the largest and the smaller counts are clearly worse
+    i, _ = choose_kernels(
+        [(64, _Trial(base + 1.0)), (250, _Trial(base + 0.5)), (1000, _Trial(base))]
+    )
+    assert i == 2
+    # nothing held out: the last (largest) count, no table
+    assert choose_kernels([(64, _Trial([])), (1000, _Trial([]))]) == (1, {})
+
+
+def test_automatic_kernel_count_trains_each_choice_and_keeps_the_rule_s_pick():
+    obs = advection_diffusion().sample(0.1, seed=0).add_noise(0.05, seed=0)
+    opts = dict(FAST, kernels="auto", kernel_choices=(16, 200))
+    res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, network=opts, progress=False)
+    warm = res.history["phases"]["warmup"]
+    table = warm["kernel_choice"]
+    assert sorted(table) == [16, 200]
+    best = min(table, key=lambda k: table[k][0])
+    expected = min(k for k in table if table[k][0] - table[best][0] <= table[k][1])
+    assert warm["kernels"] == expected
+    assert res.surrogate.config["kernels"] == expected
+    s = score(res.ir, symweak.parse_equation("u_t = -1.0*u_x + 0.1*u_xx"))
+    assert s.tpr == 1.0 and s.e_inf < 0.1, res.short()
+    # above auto_kernels_points observations only the paper's 1 000 is trained
+    opts = dict(opts, auto_kernels_points=10, warmup_epochs=5, search_epochs=0, prune_epochs=0)
+    res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, network=opts, progress=False)
+    assert res.history["phases"]["warmup"]["kernels"] == 1000
+    assert "kernel_choice" not in res.history["phases"]["warmup"]

@@ -82,6 +82,9 @@ def run_case(
     final = (res.history or {}).get("phases", {}).get("final", {})
     if "tests" in final:  # which test functions the network path's final fit kept
         row["final_tests"] = final["tests"]
+    warm = (res.history or {}).get("phases", {}).get("warmup", {})
+    if "kernels" in warm:  # the surrogate's kernel count (chosen by held-out loss with "auto")
+        row["kernels"] = warm["kernels"]
     if res.surrogate is not None:
         # the paper's ℒ: mean squared error of Û against the clean field on the whole grid
         pred = res.surrogate.predict_points(full)

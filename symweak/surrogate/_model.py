@@ -297,7 +297,20 @@ class Surrogate(nn.Module):
             self.load_state_dict(best[1])
         self.fit_seconds = time.perf_counter() - start
         self.validation_loss = best[0]
+        self.validation_errors = self.point_errors(held) if held is not None else None
         return history
+
+    def point_errors(self, obs) -> np.ndarray:
+        """Squared error at each observed point, on standardised fields and averaged over
+        the fields (the data loss ℒ_data is its mean): what compares two surrogates point by
+        point on the same held-out observations."""
+        pred = self.predict_points(obs)
+        std = self.out_std.double().cpu().numpy()
+        errors = [
+            ((pred[f] - np.asarray(obs.field(f), dtype=np.float64)) / std[i]) ** 2
+            for i, f in enumerate(self.field_names)
+        ]
+        return np.mean(errors, axis=0)
 
 
 def held_out_term(model, held, mode: str, max_points: int | None, seed: int):
