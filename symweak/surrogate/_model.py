@@ -270,7 +270,8 @@ class Surrogate(nn.Module):
         if progress:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=epochs, desc="surrogate", leave=False)
+            n = self.config["kernels"]
+            bar = tqdm(total=epochs, desc=f"surrogate N={n}" if n else "surrogate", leave=False)
         start = time.perf_counter()
         for epoch in range(epochs):
             opt.zero_grad(set_to_none=True)
