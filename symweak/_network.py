@@ -46,7 +46,8 @@ class NetworkSettings:
     # surrogate (paper appendix: N = 1000, d' = 4, 2 x 32 tanh). kernels="auto": on data of
     # at most auto_kernels_points observations, warm up one surrogate per count of
     # kernel_choices and keep the smallest whose held-out loss is within one standard error
-    # of the best (see choose_kernels); on larger data the paper's 1000
+    # of the best (see choose_kernels); on larger data, or with validation=0 (nothing held
+    # out to compare on), the paper's 1000
     kernels: int | str = "auto"
     kernel_choices: tuple = (64, 250, 1000)
     auto_kernels_points: int = 100_000
