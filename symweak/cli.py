@@ -52,7 +52,8 @@ def _cmd_parse(args: argparse.Namespace) -> int:
             print(f"add: {', '.join(t.short() for t in c.add)}")
         for rule in c.rules:
             if rule.builtin:
-                print(f"rule: {rule.name}({', '.join(rule.fields)})")
+                action = f" as {rule.action}" if rule.action else ""
+                print(f"rule: {rule.name}({', '.join(rule.fields)}){action}")
             else:
                 subs = ", ".join(f"{a} -> {b}" for a, b in rule.substitutions)
                 print(f"rule {rule.name}: {subs} ({rule.action})")

@@ -234,11 +234,10 @@ def test_fit_equations_solves_tied_equations_jointly():
     }
 
 
-def test_pair_rule_through_discover_gives_equivariant_nls():
+@pytest.mark.parametrize("text", ["rule quarter: u -> -v, v -> u as pair", "u1(u, v) as pair"])
+def test_pair_rule_through_discover_gives_equivariant_nls(text):
     obs = generate("nls", cache=False)
-    res = symweak.discover(
-        obs, lhs="u_t, v_t", constraints="rule quarter: u -> -v, v -> u as pair", progress=False
-    )
+    res = symweak.discover(obs, lhs="u_t, v_t", constraints=text, progress=False)
     (eq_u, eq_v) = res.system
     cu = {k.short(): v for k, v in eq_u.coefficients.items()}
     cv = {k.short(): v for k, v in eq_v.coefficients.items()}
@@ -246,3 +245,40 @@ def test_pair_rule_through_discover_gives_equivariant_nls():
     # the tie: v_t's coefficients are exactly minus u_t's partners
     assert cv == {"u*v^2": -cu["u^2*v"], "u^3": -cu["v^3"], "u_xx": -cu["v_xx"]}
     assert res.history["grid"]["rules"][0]["ties"][0][:2] == ["u_t", "v_t"]
+
+
+def test_u1_as_pair_ties_the_mirrored_terms_like_the_quarter_turn():
+    U, V = (sympy.Function(n)(t, x) for n in "uv")
+    ut, vt = terms("u_t, v_t", fields="uv")
+    libs = {ut: terms("v_xx, u^2*v, v^3", fields="uv"), vt: terms("u*v^2, u^3", fields="uv")}
+    (spec,) = parse_constraints("u1(u, v) as pair").rules
+    assert (spec.name, spec.fields, spec.action) == ("u1", ("u", "v"), "pair")
+    rule = rule_from_spec(spec)
+    assert isinstance(rule, U1) and rule.action == "pair" and rule.name == "u1(u, v) as pair"
+    new, _ = apply_rules(libs, [rule], [t, x], [U, V])
+    assert shorts(new[vt]) == ["u*v^2", "u^3", "u_xx"]  # augmented like u1(u, v)
+    # a fresh rule from the same spec (as the pipeline builds one for the ties) ties too
+    (tie,) = rule_from_spec(spec).ties(new, [t, x], [U, V])
+    assert [(a.short(), b.short(), k) for a, b, k in tie[2]] == [
+        ("v_xx", "u_xx", -1.0),
+        ("u^2*v", "u*v^2", -1.0),
+        ("v^3", "u^3", -1.0),
+    ]
+    # without `as pair` the same rule only augments
+    (plain,) = parse_constraints("u1(u, v)").rules
+    assert plain.action is None
+    assert rule_from_spec(plain).ties(new, [t, x], [U, V]) == []
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("u1(u, v) as filter", "Unknown action `filter` for the built-in rule `u1`"),
+        ("galilean(u) as pair", "Unknown action `pair` for the built-in rule `galilean`"),
+    ],
+)
+def test_builtin_rule_action_is_checked(text, message):
+    with pytest.raises(symweak.GrammarError, match=message):
+        parse_constraints(text)
+    with pytest.raises(SymweakError, match="u1\\(\\.\\.\\.\\) takes action 'augment' or 'pair'"):
+        U1("u", "v", action="filter")

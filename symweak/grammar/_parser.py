@@ -114,6 +114,11 @@ BUILTIN_RULES: dict[str, tuple[int, int, str]] = {
 #: What a user rule does with terms that are not invariant under its transformation.
 RULE_ACTIONS = ("filter", "augment", "pair")
 
+#: Built-in rules that take ``as ACTION``: name -> the actions they accept (the first is what
+#: they do without one). ``u1(u, v) as pair`` fits the two equations jointly with the
+#: coefficients U(1) equivariance ties, instead of offering the mirrored terms as candidates.
+BUILTIN_RULE_ACTIONS: dict[str, tuple[str, ...]] = {"u1": ("augment", "pair")}
+
 _TOKEN_NAMES = {
     "NAME": "a name",
     "NUMBER": "a number",
@@ -214,7 +219,9 @@ def _parse_tree(text: str, start: str) -> Tree:
 class RuleSpec:
     """A rule named in a constraint spec, before it is turned into a rewrite rule.
 
-    ``galilean(u, v)`` gives ``RuleSpec('galilean', fields=('u', 'v'))``; a user rule
+    ``galilean(u, v)`` gives ``RuleSpec('galilean', fields=('u', 'v'))`` and
+    ``u1(u, v) as pair`` ``RuleSpec('u1', fields=('u', 'v'), action='pair')`` (a built-in's
+    action is None unless given: the rule's own behaviour); a user rule
     ``rule parity: x -> -x, u -> -u`` gives the substitutions ``((x, -x), (u(t,x), -u(t,x)))``.
     Free names on the right of ``->`` (such as ``c`` in ``u -> u + c``) are the group
     parameters.
@@ -224,7 +231,7 @@ class RuleSpec:
     fields: tuple[str, ...] = ()
     substitutions: tuple[tuple[sympy.Basic, sympy.Expr], ...] = ()
     parameters: tuple[sympy.Symbol, ...] = ()
-    action: str = "filter"
+    action: str | None = None
     builtin: bool = True
 
     def mapping(self) -> dict[sympy.Basic, sympy.Expr]:
@@ -690,6 +697,7 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
                 max_order[cname] = int(str(num_tok))
         elif kind == "builtin_rule_stmt":
             name_tok, names = stmt.children[0], stmt.children[1]
+            act_tok = stmt.children[2] if len(stmt.children) > 2 else None
             rname = str(name_tok)
             if rname not in BUILTIN_RULES:
                 raise GrammarError(
@@ -719,7 +727,24 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
                     builder._field(tok)
             except _Semantic as exc:
                 raise GrammarError(exc.message, text, exc.line, exc.column, exc.hint) from None
-            rules.append(RuleSpec(rname, fields=tuple(args)))
+            action = None
+            if act_tok is not None:
+                allowed = BUILTIN_RULE_ACTIONS.get(rname, ())
+                if str(act_tok) not in allowed:
+                    hint = (
+                        f"`{rname}` takes `as {' / as '.join(allowed)}`."
+                        if allowed
+                        else f"`{rname}` has no `as ...` form; leave it out."
+                    )
+                    raise GrammarError(
+                        f"Unknown action `{act_tok}` for the built-in rule `{rname}`.",
+                        text,
+                        act_tok.line,
+                        act_tok.column,
+                        hint,
+                    )
+                action = str(act_tok)
+            rules.append(RuleSpec(rname, fields=tuple(args), action=action))
         elif kind == "rule_stmt":
             rules.append(_rule(stmt, builder, text))
     if any(r.name == s.name for i, r in enumerate(rules) for s in rules[:i]):

@@ -492,23 +492,38 @@ class Galilean(Rule):
 class U1(Rule):
     """The U(1) equivariance hypothesis for ψ = re + i·im (paper 4.6.2): the quarter turn
     re -> -im, im -> re as an augmentation — every term T(u, v) of one part's library brings
-    its counterpart -T(-v, u) into the other's."""
+    its counterpart -T(-v, u) into the other's (the paper's hypothesis: the regression of
+    each equation decides).
 
-    def __init__(self, real: str, imag: str) -> None:
+    ``action="pair"`` (constraint text ``u1(u, v) as pair``) makes it a constraint: the two
+    equations are fitted jointly, each term's coefficient tied to its mirror's, so a term is
+    kept or dropped in both at once with the evidence of both."""
+
+    def __init__(self, real: str, imag: str, action: str = "augment") -> None:
         real, imag = _name(real), _name(imag)
         if real == imag:
             raise SymweakError("u1(...) needs two different fields: the real and imaginary part.")
+        if action not in ("augment", "pair"):
+            raise SymweakError(f"u1(...) takes action 'augment' or 'pair', got {action!r}.")
         self.real, self.imag = real, imag
-        self.name = f"u1({real}, {imag})"
-        self.action = "augment"
+        self.name = f"u1({real}, {imag})" + (" as pair" if action == "pair" else "")
+        self.action = action
         self._parameters = ()
         self.substitutions = {}
 
-    def apply(self, libraries, coords, fields):
+    def _bind_fields(self, coords) -> None:
+        """The quarter turn on the fields of these coordinates."""
         u = sympy.Function(self.real)(*coords)
         v = sympy.Function(self.imag)(*coords)
         self.substitutions = {self.real: -v, self.imag: u}
+
+    def apply(self, libraries, coords, fields):
+        self._bind_fields(coords)
         return Rule.apply(self, libraries, coords, fields)
+
+    def ties(self, libraries, coords, fields):
+        self._bind_fields(coords)
+        return Rule.ties(self, libraries, coords, fields)
 
 
 #: Built-in rules by the name the constraint grammar uses.
@@ -536,8 +551,10 @@ def rule_from_spec(spec) -> Rule:
     if spec.builtin:
         if spec.name not in RULES:
             raise SymweakError(f"Unknown rule `{spec.name}`; known: {', '.join(sorted(RULES))}.")
+        if spec.action is not None:
+            return RULES[spec.name](*spec.fields, action=spec.action)
         return RULES[spec.name](*spec.fields)
-    return Rule(spec.name, spec.mapping(), spec.action, spec.parameters)
+    return Rule(spec.name, spec.mapping(), spec.action or "filter", spec.parameters)
 
 
 def apply_rules(
