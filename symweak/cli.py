@@ -102,7 +102,19 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                 print(format_rows([row]).splitlines()[-1], flush=True)
     else:
         system = get_system(args.name)
-        row = run_case(system.name, args.ratio, args.noise, args.seed, rules=not args.no_rules)
+        extra = {}
+        if args.constraints is not None:
+            if args.no_rules:
+                raise SymweakError(
+                    "--constraints replaces the system's rules; leave out --no-rules."
+                )
+            from .grammar import parse_constraints
+
+            parse_constraints(args.constraints)  # a typo fails here, before any data work
+            extra["constraints"] = args.constraints
+        row = run_case(
+            system.name, args.ratio, args.noise, args.seed, rules=not args.no_rules, **extra
+        )
         rows.append(row)
         print(format_rows(rows))
     if args.json:
@@ -267,6 +279,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-rules",
         action="store_true",
         help="run without the system's physical rules (Galilean for NS, U(1) for NLS)",
+    )
+    p.add_argument(
+        "--constraints",
+        default=None,
+        help="constraint text used instead of the system's rules, e.g. 'u1(u, v) as pair'",
     )
     p.set_defaults(func=_cmd_bench)
     return parser

@@ -111,3 +111,13 @@ def test_export_and_plot_commands(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "fig" / "fields.png").stat().st_size > 10_000
     assert main(["export", str(tmp_path / "none.json"), "--to", "c"]) == 2
     assert "symweak: error: No such file:" in capsys.readouterr().err
+
+
+def test_bench_constraints_are_checked_before_any_data_work(capsys):
+    assert main(["bench", "nls", "--ratio", "0.25", "--constraints", "u1(u, v) as filter"]) == 2
+    err = capsys.readouterr().err
+    assert "Unknown action `filter` for the built-in rule `u1`" in err
+    assert main(["bench", "nls", "--no-rules", "--constraints", "u1(u, v) as pair"]) == 2
+    assert "--constraints replaces the system's rules; leave out --no-rules." in (
+        capsys.readouterr().err
+    )

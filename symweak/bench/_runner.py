@@ -42,7 +42,9 @@ def run_case(
     """Sample, add noise, discover, and score against the true equations.
 
     ``rules``: apply the system's physical rules (Galilean for Navier–Stokes, U(1) for NLS)
-    given as constraints, as the paper does; False for the rows "without" them.
+    given as constraints, as the paper does; False for the rows "without" them. Constraint
+    text given as ``constraints=`` replaces them (``row["rules"]`` is then False and
+    ``row["constraints"]`` holds the text).
     """
     from ..discover import discover
 
@@ -54,7 +56,8 @@ def run_case(
     if noise > 0.0:
         obs = obs.add_noise(noise, seed=seed)
     options.setdefault("lhs", system.lhs)
-    if rules and system.rules and "constraints" not in options:
+    own_rules = bool(rules and system.rules and "constraints" not in options)
+    if own_rules:
         options["constraints"] = system.rules
     start = time.perf_counter()
     res = discover(obs, seed=seed, **options)
@@ -72,7 +75,10 @@ def run_case(
         "seconds": seconds,
         "equation": res.short(),
         "method": res.method,
-        "rules": bool(rules and system.rules),
+        "rules": own_rules,
+        "constraints": options["constraints"]
+        if isinstance(options.get("constraints"), str)
+        else None,
         "phases": {
             name: round(float(info["seconds"]), 1)
             for name, info in (res.history or {}).get("phases", {}).items()
