@@ -145,10 +145,12 @@ def _check_kernels(settings: NetworkSettings):
     )
 
 
-def choose_kernels(trials) -> tuple[int, dict]:
+def choose_kernels(trials, held) -> tuple[int, dict]:
     """Which of the warmed-up surrogates ``[(kernels, surrogate), ...]`` (ascending kernel
     counts) to keep: the smallest whose held-out loss exceeds the lowest one by at most one
-    standard error of their point-by-point difference (the one-standard-error rule).
+    standard error of their point-by-point difference (the one-standard-error rule), on the
+    held-out observations ``held`` (``Surrogate.point_errors``; computed only when there is
+    a choice to make).
 
     With 1 000 Gaussians per feature and a few thousand observations the embedding has
     more parameters than there are data, and early stopping alone does not keep it from
@@ -159,9 +161,9 @@ def choose_kernels(trials) -> tuple[int, dict]:
     seed), so their difference is measured point by point; counts within one standard
     error are indistinguishable on these data, and the smaller one is kept.
     Returns (index into ``trials``, ``{kernels: [held-out loss, standard error]}``)."""
-    errors = [getattr(s, "validation_errors", None) for _, s in trials]
-    if len(trials) == 1 or any(e is None or not len(e) for e in errors):
+    if len(trials) == 1 or held is None or not len(held):
         return len(trials) - 1, {}
+    errors = [s.point_errors(held) for _, s in trials]
     means = [float(np.mean(e)) for e in errors]
     best = int(np.argmin(means))
     table = {}
@@ -369,6 +371,8 @@ def fit_network(
     if max_points == "auto":
         max_points = 20000 if len(names) <= 2 else 5000
     start = time.perf_counter()
+    # the warm-up's own split (Surrogate.fit makes the same one): training and held-out points
+    train, held = split_points(obs, settings.validation, seed)
     if not settings.embedding:
         counts = [0]
     elif kernels == "auto":
@@ -405,7 +409,7 @@ def fit_network(
                 trials.append((count, candidate, []))
             break
         trials.append((count, candidate, losses))
-    chosen, choice = choose_kernels([(c, s) for c, s, _ in trials])
+    chosen, choice = choose_kernels([(c, s) for c, s, _ in trials], held)
     surrogate, losses = trials[chosen][1], trials[chosen][2]
     history["phases"]["warmup"] = {
         "seconds": time.perf_counter() - start,
@@ -477,7 +481,6 @@ def fit_network(
             "counts": [[net.nodes_per_op] * len(net.ops)] * net.max_depth,
         }
     xi = torch.nn.Parameter(torch.zeros(n_eq, net.width, len(A), dtype=wdtype, device=device))
-    train, held = split_points(obs, settings.validation, seed)
     data = DataTerm(surrogate, train, max_points=max_points, seed=seed)
     check = held_out_term(surrogate, held, data.mode, max_points, seed)
     # The surrogate the final fit uses is the one with the lowest held-out data loss seen in

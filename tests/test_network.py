@@ -241,9 +241,16 @@ def test_residual_correction_needs_observations_on_the_grid():
         residual_correction(obs, U, [asm], functions, index, alphas, [0], [(1, 0)], width=0)
 
 
+HELD = "held-out points"  # stands for the held-out observations the trials are judged on
+
+
 class _Trial:
     def __init__(self, errors):
-        self.validation_errors = np.asarray(errors, dtype=float)
+        self.errors = np.asarray(errors, dtype=float)
+
+    def point_errors(self, held):
+        assert held == "held-out points"
+        return self.errors
 
 
 def test_kernel_count_rule_keeps_the_smallest_within_one_standard_error():
@@ -255,21 +262,24 @@ def test_kernel_count_rule_keeps_the_smallest_within_one_standard_error():
     noise = rng.normal(0.0, 1.0, 400)
     small = base + 0.02 + noise - noise.mean()
     large = base + 0.5  # 1000: clearly worse
-    i, table = choose_kernels([(64, _Trial(small)), (250, _Trial(base)), (1000, _Trial(large))])
+    i, table = choose_kernels(
+        [(64, _Trial(small)), (250, _Trial(base)), (1000, _Trial(large))], HELD
+    )
     assert i == 0
     assert table[250] == [pytest.approx(base.mean()), 0.0]
     assert table[64][0] - table[250][0] == pytest.approx(0.02)
     assert table[64][1] == pytest.approx(np.std(small - base) / 20.0)
     # the same gap with identical noise on every point is many standard errors: 250 is kept
-    i, _ = choose_kernels([(64, _Trial(base + 0.02)), (250, _Trial(base))])
+    i, _ = choose_kernels([(64, _Trial(base + 0.02)), (250, _Trial(base))], HELD)
     assert i == 1
     # the best is the largest and the smaller counts are clearly worse
     i, _ = choose_kernels(
-        [(64, _Trial(base + 1.0)), (250, _Trial(base + 0.5)), (1000, _Trial(base))]
+        [(64, _Trial(base + 1.0)), (250, _Trial(base + 0.5)), (1000, _Trial(base))], HELD
     )
     assert i == 2
     # nothing held out: the last (largest) count, no table
-    assert choose_kernels([(64, _Trial([])), (1000, _Trial([]))]) == (1, {})
+    assert choose_kernels([(64, _Trial([])), (1000, _Trial([]))], None) == (1, {})
+    assert choose_kernels([(64, _Trial([])), (1000, _Trial([]))], []) == (1, {})
 
 
 def test_automatic_kernel_count_trains_each_choice_and_keeps_the_rule_s_pick():

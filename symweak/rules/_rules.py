@@ -503,8 +503,13 @@ class U1(Rule):
         real, imag = _name(real), _name(imag)
         if real == imag:
             raise SymweakError("u1(...) needs two different fields: the real and imaginary part.")
-        if action not in ("augment", "pair"):
-            raise SymweakError(f"u1(...) takes action 'augment' or 'pair', got {action!r}.")
+        from ..grammar._parser import BUILTIN_RULE_ACTIONS  # the grammar's table, one list
+
+        allowed = BUILTIN_RULE_ACTIONS["u1"]
+        if action not in allowed:
+            raise SymweakError(
+                f"u1(...) takes action {' or '.join(map(repr, allowed))}, got {action!r}."
+            )
         self.real, self.imag = real, imag
         self.name = f"u1({real}, {imag})" + (" as pair" if action == "pair" else "")
         self.action = action

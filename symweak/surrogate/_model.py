@@ -298,7 +298,6 @@ class Surrogate(nn.Module):
             self.load_state_dict(best[1])
         self.fit_seconds = time.perf_counter() - start
         self.validation_loss = best[0]
-        self.validation_errors = self.point_errors(held) if held is not None else None
         return history
 
     def point_errors(self, obs) -> np.ndarray:
