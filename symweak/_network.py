@@ -41,6 +41,11 @@ __all__ = ["NetworkSettings", "fit_network"]
 log = logging.getLogger("symweak")
 
 
+#: the paper's kernel count per feature (appendix: N = 1000); what ``kernels="auto"`` trains
+#: where it does not choose, and the size the plain-MLP ablation is matched to
+PAPER_KERNELS = 1000
+
+
 @dataclass
 class NetworkSettings:
     # surrogate (paper appendix: N = 1000, d' = 4, 2 x 32 tanh). kernels="auto": on data of
@@ -49,7 +54,7 @@ class NetworkSettings:
     # of the best (see choose_kernels); on larger data, or with validation=0 (nothing held
     # out to compare on), the paper's 1000
     kernels: int | str = "auto"
-    kernel_choices: tuple = (64, 250, 1000)
+    kernel_choices: tuple = (64, 250, PAPER_KERNELS)
     auto_kernels_points: int = 100_000
     features: int = 4
     hidden: int = 32
@@ -377,14 +382,14 @@ def fit_network(
         counts = [0]
     elif kernels == "auto":
         few = len(obs) <= settings.auto_kernels_points and settings.validation > 0
-        counts = sorted(set(settings.kernel_choices)) if few else [1000]
+        counts = sorted(set(settings.kernel_choices)) if few else [PAPER_KERNELS]
     else:
         counts = [kernels]
     trials = []  # (kernels, surrogate, losses)
     for count in counts:
         if count == 0:  # the ablation "without FE_φ": a plain MLP of about the same size
             reference = Surrogate.for_observations(
-                obs, **{**options, "kernels": 1000 if kernels == "auto" else kernels}
+                obs, **{**options, "kernels": PAPER_KERNELS if kernels == "auto" else kernels}
             )
             candidate = Surrogate.for_observations(
                 obs, seed=seed, **plain_mlp_like(reference, settings.activation)
