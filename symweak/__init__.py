@@ -10,6 +10,7 @@ from ._errors import SymweakError as SymweakError
 from ._version import __version__ as __version__
 from .data import Observations as Observations
 from .data import load as load
+from .discover import Config as Config
 from .discover import Discovery as Discovery
 from .discover import discover as discover
 from .grammar import Constraints as Constraints

@@ -122,6 +122,38 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parse_value(text: str):
+    """A ``--set`` value: JSON (numbers, true/false/null, lists, objects) or a bare string."""
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _overrides(args: argparse.Namespace) -> dict:
+    """``--n-tests``, ``--criterion`` and every ``--set key=value`` as config overrides."""
+    from .discover import ENTRIES
+
+    out = {}
+    if args.n_tests is not None:
+        out["n_tests"] = args.n_tests
+    if args.criterion is not None:
+        out["criterion"] = args.criterion
+    for item in args.set or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SymweakError(f"--set takes key=value, got {item!r} (e.g. --set kernels=250).")
+        if key.strip().rsplit(".", 1)[-1] not in ENTRIES:
+            raise SymweakError(
+                f"--set: unknown option `{key.strip()}`. "
+                f"Known options: {', '.join(sorted(ENTRIES))}."
+            )
+        out[key.strip()] = _parse_value(value.strip())
+    return out
+
+
 def _cmd_discover(args: argparse.Namespace) -> int:
     from . import discover, load
 
@@ -137,8 +169,7 @@ def _cmd_discover(args: argparse.Namespace) -> int:
         seed=args.seed,
         constraints=constraints,
         method=args.method,
-        n_tests=args.n_tests,
-        criterion=args.criterion,
+        **_overrides(args),
     )
     print(res.short())
     if args.out:
@@ -206,6 +237,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .discover import METHODS
+    from .regress import CRITERIA
+
     parser = argparse.ArgumentParser(
         prog="symweak",
         description="Discover the PDE governing a system from sparse, noisy observations.",
@@ -224,9 +258,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ops", default="id,^2,^3,sin,*", help='operator set, e.g. "+,-,*,sin"')
     p.add_argument("--lhs", default=None, help='left-hand side(s), e.g. "u_t" or "u_t, v_t"')
     p.add_argument("--constraints", default=None, help="file with a constraint spec")
-    p.add_argument("--method", default="auto", choices=["auto", "grid", "network"])
-    p.add_argument("--n-tests", type=int, default=1000, help="number of test functions")
-    p.add_argument("--criterion", default="wsindy", choices=["wsindy", "elbow", "bic", "log"])
+    p.add_argument("--method", default="auto", choices=list(METHODS))
+    p.add_argument(
+        "--n-tests", type=int, default=None, help="number of test functions (default: preset)"
+    )
+    p.add_argument("--criterion", default=None, choices=list(CRITERIA))
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="any config option, e.g. --set kernels=250 --set eta=[0.1,0.3] (repeatable)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="save the result as JSON")
     p.set_defaults(func=_cmd_discover)

@@ -112,19 +112,19 @@ def plot_fields(result, obs, field: str | None = None, snapshots: int = 3):
 def plot_losses(result):
     """Data and weak losses per training phase (network results)."""
     plt = _plt()
-    phases = result.history.get("phases", {})
+    phases = result.history.phases
     fig, ax = plt.subplots(1, 2, figsize=(11, 3.6))
     offset = 0
     drawn = False
     for name in ("search", "prune", "tune"):
         ph = phases.get(name)
-        if not ph or not ph.get("weak_loss"):
+        if ph is None or not ph.weak_loss:
             continue
-        n = ph.get("epochs", len(ph["weak_loss"]))
-        steps = np.linspace(offset, offset + n, len(ph["weak_loss"]))
-        if ph.get("data_loss"):
-            ax[0].semilogy(steps, ph["data_loss"], label=name)
-        ax[1].semilogy(steps, ph["weak_loss"], label=name)
+        n = ph.epochs
+        steps = np.linspace(offset, offset + n, len(ph.weak_loss))
+        if getattr(ph, "data_loss", None):
+            ax[0].semilogy(steps, ph.data_loss, label=name)
+        ax[1].semilogy(steps, ph.weak_loss, label=name)
         offset += n
         drawn = True
     if not drawn:
@@ -141,7 +141,8 @@ def plot_losses(result):
 def plot_coefficients(result):
     """Coefficient of every candidate term during tuning (least squares each step)."""
     plt = _plt()
-    traj = result.history.get("phases", {}).get("tune", {}).get("coefficients")
+    tune = result.history.phases.get("tune")
+    traj = tune.coefficients if tune is not None else None
     if not traj:
         raise SymweakError("This result has no coefficient trajectories (network path only).")
     fig, ax = plt.subplots(1, len(traj), figsize=(6 * len(traj), 3.8), squeeze=False)

@@ -121,3 +121,26 @@ def test_bench_constraints_are_checked_before_any_data_work(capsys):
     assert "--constraints replaces the system's rules; leave out --no-rules." in (
         capsys.readouterr().err
     )
+
+
+def test_discover_set_options_reach_the_config(tmp_path, monkeypatch, capsys):
+    import symweak
+
+    monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path / "cache"))
+    data = tmp_path / "burgers.npz"
+    assert main(["bench", "data", "burgers", "--out", str(data)]) == 0
+    run = tmp_path / "run.json"
+    args = ["discover", str(data), "--out", str(run), "--set", "n_tests=300"]
+    args += ["--set", "eta=[0.15, 0.3]", "--set", "tests.scale=paper", "--set", "debias=false"]
+    assert main(args) == 0
+    settings = symweak.Discovery.load(run).settings
+    assert (settings["n_tests"], settings["eta"], settings["scale"]) == (300, [0.15, 0.3], "paper")
+    assert settings["debias"] is False and settings["method"] == "grid"
+    capsys.readouterr()
+    assert main(["discover", str(data), "--set", "kernels=64"]) == 2
+    err = capsys.readouterr().err
+    assert "Option `kernels` is read by the network method only" in err
+    assert main(["discover", str(data), "--set", "kernelz=64"]) == 2
+    assert "--set: unknown option `kernelz`. Known options: " in capsys.readouterr().err
+    assert main(["discover", str(data), "--set", "n_tests"]) == 2
+    assert "--set takes key=value, got 'n_tests'" in capsys.readouterr().err

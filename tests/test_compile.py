@@ -13,7 +13,12 @@ t, x = sympy.symbols("t x")
 U = sympy.Function("u")(t, x)
 V = sympy.Function("v")(t, x)
 
-_DOMAINS = {"real": (-2.0, 2.0), "positive": (0.1, 3.0), "nonzero": (0.3, 2.0)}
+_DOMAINS = {
+    "real": (-2.0, 2.0),
+    "positive": (0.1, 3.0),
+    "nonzero": (0.3, 2.0),
+    "unit": (-0.9, 0.9),
+}
 
 
 @pytest.mark.parametrize("name", sorted(registry))

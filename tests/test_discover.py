@@ -64,7 +64,7 @@ def test_constraints_forbid_keep_add(burgers):
     res = symweak.discover(burgers, constraints="forbid: u_xx\nkeep: u^3\nadd: sin(u)")
     terms = {t.short() for t in res.ir.terms}
     assert "u_xx" not in terms and "u^3" in terms
-    assert "sin(u)" in res.history["grid"]["library"]
+    assert "sin(u)" in res.history.grid.library
     with pytest.raises(symweak.GrammarError, match="Unknown field `w`"):
         symweak.discover(burgers, constraints="forbid: w")
 

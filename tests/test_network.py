@@ -25,7 +25,7 @@ def advection_diffusion(nt=41, nx=128, c=1.0, D=0.1):
 def result():
     obs = advection_diffusion().sample(0.1, seed=0).add_noise(0.05, seed=0)
     return obs, symweak.discover(
-        obs, ops="id,^2,*", lhs="u_t", seed=0, network=FAST, progress=False
+        obs, ops="id,^2,*", lhs="u_t", seed=0, **FAST, progress=False
     )
 
 
@@ -36,8 +36,8 @@ def test_network_recovers_advection_diffusion(result):
     s = score(res.ir, truth)
     assert s.tpr == 1.0, res.short()
     assert s.e_inf < 0.1, res.short()
-    assert res.history["architecture"]["depth"] >= 1
-    assert res.history["library"], "the network produced candidate terms"
+    assert res.history.architecture["depth"] >= 1
+    assert res.history.library, "the network produced candidate terms"
 
 
 def test_network_result_has_a_surrogate(result):
@@ -45,43 +45,43 @@ def test_network_result_has_a_surrogate(result):
     pred = res.predict(t=obs.coords["t"], x=obs.coords["x"])["u"]
     mse = float(np.mean((pred - obs.clean["u"]) ** 2))
     assert mse < 1e-3
-    assert set(res.history["phases"]) == {"warmup", "search", "prune", "tune", "final"}
-    final = res.history["phases"]["final"]
+    assert set(res.history.phases) == {"warmup", "search", "prune", "tune", "final"}
+    final = res.history.phases["final"]
     # both test-function scales were tried, each on the surrogate alone and with the data's
     # own deviation from it; larger supports average the noise a little better (a smaller
     # residual, less than 3x smaller), which is not a reason to switch, and at 5 % noise the
     # data's deviation brings the noise back
-    r = final["residuals"]
+    r = final.residuals
     assert list(r) == ["cap", "cap+data", "axis", "axis+data"]
     assert r["axis"] < r["cap"] < 3 * r["axis"]
     assert r["cap+data"] > r["cap"] and r["axis+data"] > r["axis"]
-    assert final["tests"] == "cap"
+    assert final.tests == "cap"
     # at least three final-fit test functions per candidate term (the assembly is cheap here)
-    assert final["n_tests"] == max(250, 3 * len(res.history["library"]))
+    assert final.n_tests == max(250, 3 * len(res.history.library))
     # candidates are compared by least squares; the kept support is then refitted by total
     # least squares, whose residual is larger (least squares minimises it) but not by much
-    kept = np.mean([fit["residual"] for fit in res.history["fits"]])
-    assert final["residuals"]["cap"] < kept < 1.1 * final["residuals"]["cap"]
-    assert [fit["method"] for fit in res.history["fits"]] == ["mstls[log]+tls"]
+    kept = np.mean([fit.residual for fit in res.history.fits])
+    assert final.residuals["cap"] < kept < 1.1 * final.residuals["cap"]
+    assert [fit.method for fit in res.history.fits] == ["mstls[log]+tls"]
 
 
 def test_final_fit_uses_the_surrogate_with_the_lowest_held_out_loss(result):
     from symweak.surrogate._model import held_out_term, split_points
 
     obs, res = result
-    chosen = res.history["surrogate"]
-    assert chosen["phase"] in ("warmup", "search", "prune", "tune")
+    chosen = res.history.surrogate
+    assert chosen.phase in ("warmup", "search", "prune", "tune")
     _, held = split_points(obs, 0.1, 0)
     check = held_out_term(res.surrogate, held, "points", None, 0)
     with torch.no_grad():
         again = check.loss().item()
     # the restored parameters are the recorded ones (float32 evaluation, other path)
-    assert again == pytest.approx(chosen["loss"], rel=1e-3)
+    assert again == pytest.approx(chosen.loss, rel=1e-3)
 
 
 def test_network_is_deterministic(result):
     obs, res = result
-    again = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, network=FAST, progress=False)
+    again = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, **FAST, progress=False)
     assert again.ir == res.ir
 
 
@@ -113,13 +113,39 @@ def test_network_is_deterministic(result):
 def test_bad_network_option_is_rejected_before_training(option, value, message):
     obs = advection_diffusion().sample(0.1, seed=0)
     with pytest.raises(symweak.SymweakError, match=message):
-        symweak.discover(obs, ops="id,^2", lhs="u_t", network={option: value}, progress=False)
+        symweak.discover(obs, ops="id,^2", lhs="u_t", **{option: value}, progress=False)
 
 
-def test_unknown_network_option_is_rejected():
+def test_unknown_option_is_rejected_naming_the_known_ones():
     obs = advection_diffusion().sample(0.1, seed=0)
-    with pytest.raises(symweak.SymweakError, match="Unknown network option"):
-        symweak.discover(obs, network={"kernelz": 10})
+    with pytest.raises(symweak.SymweakError, match=r"Unknown option `kernelz`\. Known options: .*kernels"):
+        symweak.discover(obs, kernelz=10)
+
+
+def test_old_network_dictionary_warns_and_names_the_new_keywords():
+    obs = advection_diffusion().sample(0.1, seed=0)
+    with (
+        pytest.warns(DeprecationWarning, match=r"pass the options as keywords instead: kernels=0"),
+        pytest.raises(symweak.SymweakError, match="kernels must be 'auto' or a positive"),
+    ):
+        symweak.discover(obs, ops="id,^2", network={"kernels": 0}, progress=False)
+    with (
+        pytest.warns(DeprecationWarning, match=r"scale='axis'"),
+        pytest.raises(symweak.SymweakError, match="kernels must be"),
+    ):
+        symweak.discover(obs, ops="id,^2", network={"test_scale": "axis", "kernels": 0})
+
+
+def test_an_option_the_method_does_not_read_is_an_error():
+    obs = advection_diffusion().sample(0.1, seed=0)
+    with pytest.raises(
+        symweak.SymweakError,
+        match=r"Option `threshold` is read by the grid method only, and this run uses the network method",
+    ):
+        symweak.discover(obs, ops="id,^2", threshold=0.1, progress=False)
+    full = advection_diffusion()
+    with pytest.raises(symweak.SymweakError, match=r"Option `kernels` is read by the network method only"):
+        symweak.discover(full, ops="id,^2", kernels=64, progress=False)
 
 
 @pytest.mark.parametrize("bad", [0, -5, "all", 2.5, True])
@@ -129,27 +155,33 @@ def test_bad_max_points_is_rejected(bad):
         symweak.SymweakError,
         match="max_points must be 'auto', None or a positive integer, got " + repr(bad),
     ):
-        symweak.discover(obs, ops="id,^2", lhs="u_t", network={"max_points": bad}, progress=False)
+        symweak.discover(obs, ops="id,^2", lhs="u_t", max_points=bad, progress=False)
 
 
 def test_final_fit_on_the_data_grid_when_training_used_a_coarser_one():
     obs = advection_diffusion().sample(0.1, seed=0).add_noise(0.05, seed=0)
     opts = dict(FAST, grid_points=3000)  # x strided by 2 for training: 41 x 64
-    res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, network=opts, progress=False)
-    assert "final" in res.history["phases"]
+    res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, **opts, progress=False)
+    assert "final" in res.history.phases
     s = score(res.ir, symweak.parse_equation("u_t = -1.0*u_x + 0.1*u_xx"))
     assert s.tpr == 1.0 and s.e_inf < 0.1, res.short()
 
 
-@pytest.mark.parametrize("option", ["test_scale", "final_tests"])
-def test_bad_test_scale_is_rejected_before_training(option):
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("scale", "wide", "scale must be one of 'cap', 'paper', 'axis', 'spectrum', got 'wide'"),
+        (
+            "final_tests",
+            ("cap", "wide"),
+            r"final_tests must be scales among 'cap', 'paper', 'axis', got \('cap', 'wide'\)",
+        ),
+    ],
+)
+def test_bad_test_scale_is_rejected_before_training(option, value, message):
     obs = advection_diffusion().sample(0.1, seed=0)
-    value = "wide" if option == "test_scale" else ("cap", "wide")
-    with pytest.raises(
-        symweak.SymweakError,
-        match="test_scale and final_tests take 'cap', 'paper' or 'axis', got 'wide'",
-    ):
-        symweak.discover(obs, ops="id,^2", lhs="u_t", network={option: value}, progress=False)
+    with pytest.raises(symweak.SymweakError, match=message):
+        symweak.discover(obs, ops="id,^2", lhs="u_t", **{option: value}, progress=False)
 
 
 def test_scattered_points_off_grid():
@@ -167,13 +199,13 @@ def test_scattered_points_off_grid():
         ops="id,^2,*",
         lhs="u_t",
         seed=0,
-        network=opts,
+        **opts,
         progress=True,
         constraints="galilean(u)",
     )
     assert isinstance(res.equation, sympy.Eq)
-    assert res.history["rules"][0]["rule"] == "galilean(u)"
-    trajectories = res.history["phases"]["tune"]["coefficients"]["u_t"]
+    assert res.history.rules[0]["rule"] == "galilean(u)"
+    trajectories = res.history.phases["tune"].coefficients["u_t"]
     assert trajectories and all(len(v) >= 1 for v in trajectories.values())
     assert res.equation.lhs == sympy.Derivative(
         sympy.Function("u")(*sympy.symbols("t x")), sympy.Symbol("t")
@@ -210,7 +242,7 @@ def _correction_case(ratio=0.2):
 
 
 def test_residual_correction_recovers_the_data_weak_form_from_a_biased_surrogate():
-    from symweak._network import residual_correction
+    from symweak.discover.network import residual_correction
 
     obs, asm, functions, index, alphas, (G, b), (Gs, bs), biased = _correction_case()
     U = torch.as_tensor(biased)[..., None]
@@ -231,7 +263,7 @@ def test_residual_correction_recovers_the_data_weak_form_from_a_biased_surrogate
 
 
 def test_residual_correction_needs_observations_on_the_grid():
-    from symweak._network import residual_correction
+    from symweak.discover.network import residual_correction
 
     obs, asm, functions, index, alphas, _, _, biased = _correction_case()
     U = torch.as_tensor(biased)[..., None]
@@ -254,7 +286,7 @@ class _Trial:
 
 
 def test_kernel_count_rule_keeps_the_smallest_within_one_standard_error():
-    from symweak._network import choose_kernels
+    from symweak.discover.network import choose_kernels
 
     rng = np.random.default_rng(0)
     base = rng.exponential(1.0, 400)
@@ -285,18 +317,18 @@ def test_kernel_count_rule_keeps_the_smallest_within_one_standard_error():
 def test_automatic_kernel_count_trains_each_choice_and_keeps_the_rule_s_pick():
     obs = advection_diffusion().sample(0.1, seed=0).add_noise(0.05, seed=0)
     opts = dict(FAST, kernels="auto", kernel_choices=(16, 200))
-    res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, network=opts, progress=False)
-    warm = res.history["phases"]["warmup"]
-    table = warm["kernel_choice"]
+    res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, **opts, progress=False)
+    warm = res.history.phases["warmup"]
+    table = warm.kernel_choice
     assert sorted(table) == [16, 200]
     best = min(table, key=lambda k: table[k][0])
     expected = min(k for k in table if table[k][0] - table[best][0] <= table[k][1])
-    assert warm["kernels"] == expected
+    assert warm.kernels == expected
     assert res.surrogate.config["kernels"] == expected
     s = score(res.ir, symweak.parse_equation("u_t = -1.0*u_x + 0.1*u_xx"))
     assert s.tpr == 1.0 and s.e_inf < 0.1, res.short()
     # above auto_kernels_points observations only the paper's 1 000 is trained
     opts = dict(opts, auto_kernels_points=10, warmup_epochs=5, search_epochs=0, prune_epochs=0)
-    res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, network=opts, progress=False)
-    assert res.history["phases"]["warmup"]["kernels"] == 1000
-    assert "kernel_choice" not in res.history["phases"]["warmup"]
+    res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, **opts, progress=False)
+    assert res.history.phases["warmup"].kernels == 1000
+    assert res.history.phases["warmup"].kernel_choice == {}

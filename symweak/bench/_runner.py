@@ -80,17 +80,14 @@ def run_case(
         if isinstance(options.get("constraints"), str)
         else None,
         "phases": {
-            name: round(float(info["seconds"]), 1)
-            for name, info in (res.history or {}).get("phases", {}).items()
-            if isinstance(info, dict) and "seconds" in info
+            name: round(float(seconds), 1) for name, seconds in res.history.seconds().items()
         },
     }
-    final = (res.history or {}).get("phases", {}).get("final", {})
-    if "tests" in final:  # which test functions the network path's final fit kept
-        row["final_tests"] = final["tests"]
-    warm = (res.history or {}).get("phases", {}).get("warmup", {})
-    if "kernels" in warm:  # the surrogate's kernel count (chosen by held-out loss with "auto")
-        row["kernels"] = warm["kernels"]
+    phases = res.history.phases
+    if "final" in phases:  # which test functions the network path's final fit kept
+        row["final_tests"] = phases["final"].tests
+    if "warmup" in phases:  # the surrogate's kernel count (chosen by held-out loss with "auto")
+        row["kernels"] = phases["warmup"].kernels
     if res.surrogate is not None:
         # the paper's ℒ: mean squared error of Û against the clean field on the whole grid
         pred = res.surrogate.predict_points(full)

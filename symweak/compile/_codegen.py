@@ -23,25 +23,10 @@ from sympy.core.function import AppliedUndef
 from torch import nn
 
 from .._errors import SymweakError
-from ..grammar._operators import registry as operator_registry
+from ..operators import torch_functions
 
 __all__ = ["CompiledExpressions", "compile_expressions", "input_name"]
 
-#: SymPy function class -> torch function name (called as torch.<name>(arg)).
-_FUNCTIONS: dict[type, str] = {
-    sympy.sin: "sin",
-    sympy.cos: "cos",
-    sympy.tan: "tan",
-    sympy.exp: "exp",
-    sympy.log: "log",
-    sympy.tanh: "tanh",
-    sympy.sinh: "sinh",
-    sympy.cosh: "cosh",
-    sympy.Abs: "abs",
-    sympy.asin: "asin",
-    sympy.acos: "acos",
-    sympy.atan: "atan",
-}
 
 
 def _is_field(a) -> bool:
@@ -101,7 +86,7 @@ class _Printer:
                 key = f"op_{name}"
                 self.calls[key] = self.user_ops[name]
                 return f"{key}(" + ", ".join(self(a) for a in e.args) + ")"
-            for cls, tname in _FUNCTIONS.items():
+            for cls, tname in torch_functions()[0].items():
                 if isinstance(e, cls):
                     return f"torch.{tname}(" + ", ".join(self(a) for a in e.args) + ")"
             raise SymweakError(
@@ -138,7 +123,7 @@ class CompiledExpressions(nn.Module):
             raise SymweakError(f"Inputs have clashing names: {self.input_names}.")
         ops = ChainMap(
             dict(user_ops or {}),
-            {n: op.torch_fn for n, op in operator_registry.maps[0].items()},  # user-registered
+            torch_functions()[1],  # user-registered rows
         )
         # every field or derivative used must be an input
         dummies = {a: sympy.Dummy() for a in self.inputs}

@@ -26,6 +26,7 @@ import numpy as np
 
 from .._errors import DataError
 from ._observations import Grid, Observations
+from ._writers import WRITERS, _require, save
 
 __all__ = ["FORMATS", "from_xarray", "load", "observations_from_arrays", "save"]
 
@@ -38,41 +39,6 @@ IMAG_TOL = 1e-5
 
 
 # ---------------------------------------------------------------------------- helpers
-def _meta_dump(meta: Mapping[str, Any]) -> str:
-    def default(o):
-        if isinstance(o, np.generic):
-            return o.item()
-        if isinstance(o, np.ndarray):
-            return o.tolist()
-        return str(o)
-
-    return json.dumps(dict(meta), default=default)
-
-
-def _to_arrays(obs: Observations) -> dict[str, np.ndarray]:
-    """The symweak layout as a flat dict of arrays (shared by every writer)."""
-    out: dict[str, np.ndarray] = {}
-    if obs.is_full_grid:
-        out["symweak_layout"] = np.array("grid")
-        for name, axis in obs.grid.axes.items():
-            out[name] = axis
-        for name in obs.fields:
-            out[name] = obs.to_grid(name)
-            if obs.clean is not None and name in obs.clean:
-                out[f"{name}_clean"] = obs.to_grid(name, which="clean")
-    else:
-        out["symweak_layout"] = np.array("scattered")
-        out.update(obs.coords)
-        out.update(obs.fields)
-        if obs.clean is not None:
-            out.update({f"{n}_clean": v for n, v in obs.clean.items()})
-        if obs.grid is not None:
-            out.update({f"grid_{n}": a for n, a in obs.grid.axes.items()})
-            out["grid_index"] = obs.grid_index
-    out["symweak_meta"] = np.array(_meta_dump(obs.meta))
-    return out
-
-
 def _text(value) -> str:
     arr = np.asarray(value)
     if arr.dtype.kind in "SU":
@@ -257,10 +223,6 @@ def _read_npz(path: Path, **kw) -> Observations:
     return observations_from_arrays(arrays, path.name, **kw)
 
 
-def _write_npz(obs: Observations, path: Path) -> None:
-    np.savez_compressed(path, **_to_arrays(obs))
-
-
 def _read_mat(path: Path, **kw) -> Observations:
     import scipy.io
 
@@ -271,26 +233,6 @@ def _read_mat(path: Path, **kw) -> Observations:
     except ValueError as exc:
         raise DataError(f"{path.name}: not a readable MATLAB file ({exc}).") from None
     return observations_from_arrays(arrays, path.name, **kw)
-
-
-def _write_mat(obs: Observations, path: Path) -> None:
-    import scipy.io
-
-    arrays = _to_arrays(obs)
-    arrays = {k: (str(v) if v.dtype.kind == "U" else v) for k, v in arrays.items()}
-    scipy.io.savemat(str(path), arrays, do_compression=True)
-
-
-def _require(module: str, extra: str = "io"):
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise DataError(
-            f"Reading or writing this format needs the `{module}` package: "
-            f"pip install 'symweak[{extra}]'."
-        ) from None
 
 
 def _read_h5(path: Path, **kw) -> Observations:
@@ -312,16 +254,6 @@ def _read_h5(path: Path, **kw) -> Observations:
     return observations_from_arrays(arrays, path.name, **kw)
 
 
-def _write_h5(obs: Observations, path: Path) -> None:
-    h5py = _require("h5py")
-    with h5py.File(path, "w") as f:
-        for key, value in _to_arrays(obs).items():
-            if value.dtype.kind == "U":
-                f.attrs[key] = str(value)
-            else:
-                f.create_dataset(key, data=value, compression="gzip" if value.size > 1000 else None)
-
-
 def _read_nc(path: Path, **kw) -> Observations:
     xr = _require("xarray")
     try:
@@ -333,47 +265,6 @@ def _read_nc(path: Path, **kw) -> Observations:
         return from_xarray(
             ds, source=path.name, **{k: v for k, v in kw.items() if k in ("fields",)}
         )
-
-
-def _write_nc(obs: Observations, path: Path) -> None:
-    xr = _require("xarray")
-    data_vars: dict[str, Any] = {}
-    attrs = {"symweak_meta": _meta_dump(obs.meta)}
-    complex_names = []
-
-    def put(name, dims, values):
-        if np.iscomplexobj(values):
-            complex_names.append(name)
-            data_vars[f"{name}__re"] = (dims, values.real)
-            data_vars[f"{name}__im"] = (dims, values.imag)
-        else:
-            data_vars[name] = (dims, values)
-
-    if obs.is_full_grid:
-        dims = obs.grid.names
-        coords = dict(obs.grid.axes)
-        for name in obs.fields:
-            put(name, dims, obs.to_grid(name))
-            if obs.clean is not None and name in obs.clean:
-                put(f"{name}_clean", dims, obs.to_grid(name, which="clean"))
-        attrs["symweak_layout"] = "grid"
-    else:
-        coords = {}
-        for name, values in obs.coords.items():
-            data_vars[name] = (("point",), values)
-        for name, values in obs.fields.items():
-            put(name, ("point",), values)
-        if obs.clean is not None:
-            for name, values in obs.clean.items():
-                put(f"{name}_clean", ("point",), values)
-        attrs["symweak_layout"] = "scattered"
-        if obs.grid is not None:
-            for name, axis in obs.grid.axes.items():
-                data_vars[f"grid_{name}"] = ((f"grid_{name}_dim",), axis)
-            data_vars["grid_index"] = (("point",), obs.grid_index)
-    attrs["symweak_complex"] = ",".join(complex_names)
-    ds = xr.Dataset(data_vars, coords=coords, attrs=attrs)
-    ds.to_netcdf(path)
 
 
 def from_xarray(
@@ -430,11 +321,11 @@ def from_xarray(
 
 #: Extension -> (reader, writer). A new format is one entry here.
 FORMATS: dict[str, tuple[Callable[..., Observations], Callable[[Observations, Path], None]]] = {
-    ".npz": (_read_npz, _write_npz),
-    ".mat": (_read_mat, _write_mat),
-    ".h5": (_read_h5, _write_h5),
-    ".hdf5": (_read_h5, _write_h5),
-    ".nc": (_read_nc, _write_nc),
+    ".npz": (_read_npz, WRITERS[".npz"]),
+    ".mat": (_read_mat, WRITERS[".mat"]),
+    ".h5": (_read_h5, WRITERS[".h5"]),
+    ".hdf5": (_read_h5, WRITERS[".hdf5"]),
+    ".nc": (_read_nc, WRITERS[".nc"]),
 }
 
 
@@ -469,10 +360,3 @@ def load(source, **options) -> Observations:
     if not path.is_file():
         raise DataError(f"No such file: {path}.")
     return reader(path, **options)
-
-
-def save(obs: Observations, path, **_options) -> None:
-    path = Path(path)
-    _, writer = _format(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    writer(obs, path)

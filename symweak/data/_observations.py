@@ -395,6 +395,6 @@ class Observations:
     # ------------------------------------------------------------------ files
     def save(self, path, **options) -> None:
         """Write to ``.npz``, ``.mat``, ``.h5``/``.hdf5`` or ``.nc`` (chosen by extension)."""
-        from ._io import save
+        from ._writers import save
 
         save(self, path, **options)

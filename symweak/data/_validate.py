@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._errors import DataError
-from ..ir._symbols import validate_coord_name, validate_field_name
+from .._names import validate_coord_name, validate_field_name
 
 __all__ = [
     "as_axis",

@@ -27,6 +27,7 @@ from .._errors import SymweakError
 from .._resources import resource_dir
 from .._version import __version__
 from ..ir import System
+from ..operators import printer_functions
 
 __all__ = ["TARGETS", "Target", "render", "write"]
 
@@ -77,7 +78,8 @@ def _printed(expr, printer, target: str) -> str:
     except Exception as exc:  # SymPy raises PrintMethodNotImplementedError / ValueError
         raise SymweakError(
             f"The {target} export cannot write `{sympy.sstr(expr)}`: {exc}. Operators "
-            "registered by the user need their own code for this target."
+            "registered by the user need a printed name for this target "
+            "(register_operator(..., numpy_name=..., c_name=...))."
         ) from None
 
 
@@ -189,7 +191,13 @@ def render(
             **plan, document=document, method=method, seed=seed
         )
     funcs = plan["functions_sympy"]
-    np_printer = NumPyPrinter({"strict": True, "fully_qualified_modules": True})
+    np_printer = NumPyPrinter(
+        {
+            "strict": True,
+            "fully_qualified_modules": True,
+            "user_functions": {k: f"numpy.{v}" for k, v in printer_functions("numpy").items()},
+        }
+    )
     plan["functions"] = [_printed(F, np_printer, "NumPy") for F in funcs]
     if target == "torch":
         printer = TorchPrinter({"strict": True})
@@ -200,7 +208,7 @@ def render(
             term["numpy"] = _nest("derivative", inner, term["orders"])
             term["torch"] = _nest("_derivative", inner, term["orders"])
     if target == "c":
-        printer = C99CodePrinter({"strict": True})
+        printer = C99CodePrinter({"strict": True, "user_functions": printer_functions("c")})
         items = []
         for e, eq in enumerate(plan["equations"]):
             for term in eq["terms"]:

@@ -1,13 +1,13 @@
 """Operator sets and the constraint language (``grammar/symweak.lark``)."""
 
-from ._operators import Operator as Operator
-from ._operators import OperatorSet as OperatorSet
-from ._operators import get_operator as get_operator
-from ._operators import known_operators as known_operators
-from ._operators import power_operator as power_operator
-from ._operators import register_operator as register_operator
-from ._operators import registry as registry
-from ._operators import unregister_operator as unregister_operator
+from ..operators import Operator as Operator
+from ..operators import OperatorSet as OperatorSet
+from ..operators import get_operator as get_operator
+from ..operators import known_operators as known_operators
+from ..operators import power_operator as power_operator
+from ..operators import register_operator as register_operator
+from ..operators import registry as registry
+from ..operators import unregister_operator as unregister_operator
 from ._parser import BUILTIN_RULES as BUILTIN_RULES
 from ._parser import CONSTRAINT_ERRORS as CONSTRAINT_ERRORS
 from ._parser import EQUATION_ERRORS as EQUATION_ERRORS

@@ -21,7 +21,7 @@ from .._errors import GrammarError, IRError
 from .._resources import resource_path
 from ..ir import Equation, Term, to_weak_terms
 from ..ir._symbols import DEFAULT_COORDS, RESERVED_NAMES, coord_sort_key
-from ._operators import OperatorSet, get_operator, registry
+from ..operators import OperatorSet, expression_functions, get_operator
 
 __all__ = [
     "BUILTIN_RULES",
@@ -269,18 +269,9 @@ class _Semantic(Exception):
             self.line, self.column = meta.line, meta.column
 
 
-_FUNCTIONS = {
-    "sin": sympy.sin,
-    "cos": sympy.cos,
-    "tan": sympy.tan,
-    "exp": sympy.exp,
-    "log": sympy.log,
-    "sqrt": sympy.sqrt,
-    "tanh": sympy.tanh,
-    "sinh": sympy.sinh,
-    "cosh": sympy.cosh,
-    "abs": sympy.Abs,
-}
+def _is_function(name: str) -> bool:
+    """A built-in or registered function name (not usable as a field or parameter)."""
+    return name in RESERVED_NAMES or name in expression_functions()
 
 
 def _number(tok: Token) -> sympy.Number:
@@ -312,7 +303,7 @@ class _Builder(Transformer):
         name = str(tok)
         if name in self.fields:
             return self.fields[name]
-        if name in RESERVED_NAMES or name in _FUNCTIONS:
+        if _is_function(name):
             raise _Semantic(f"`{name}` is a function, not a field; call it as {name}(u).", tok)
         if self.mode == "field" and not self.declared:
             self.fields[name] = sympy.Function(name)(*self.coord_tuple)
@@ -333,7 +324,7 @@ class _Builder(Transformer):
                 f"`{name}` is a coordinate; a term may contain only fields and numbers.", tok
             )
         if self.mode == "param" and name not in self.fields:
-            if name in RESERVED_NAMES or name in _FUNCTIONS:
+            if _is_function(name):
                 raise _Semantic(f"`{name}` is a function; call it as {name}(...).", tok)
             return self.params.setdefault(name, sympy.Symbol(name))
         return self._field(tok)
@@ -371,18 +362,13 @@ class _Builder(Transformer):
 
     def call(self, tok, *args):
         name = str(tok)
-        fn = _FUNCTIONS.get(name)
-        arity = 1
-        if name in registry and registry[name].arity == 1 and registry[name].name not in ("id",):
-            fn, arity = registry[name].sympy_fn, registry[name].arity
-        if fn is None:
-            known = ", ".join(
-                sorted(set(_FUNCTIONS) | {k for k, v in registry.items() if v.arity == 1})
-            )
+        functions = expression_functions()
+        if name not in functions:
+            known = ", ".join(sorted(functions))
             raise _Semantic(f"Unknown function `{name}`.", tok, f"Known functions: {known}.")
-        if len(args) != arity:
-            raise _Semantic(f"`{name}` takes {arity} argument(s), got {len(args)}.", tok)
-        return fn(*args)
+        if len(args) != 1:
+            raise _Semantic(f"`{name}` takes 1 argument(s), got {len(args)}.", tok)
+        return functions[name].sympy_fn(*args)
 
     # -- arithmetic ---------------------------------------------------------------
     def number(self, tok):
@@ -566,12 +552,8 @@ def parse_equation(text: str, coords=None, fields=None) -> Equation:
         raise GrammarError(str(exc), text, 1, 1) from None
 
 
-def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
-    """Parse a constraint spec (see ``grammar/symweak.lark`` and docs/grammar.md)."""
-    tree = _parse_tree(text, "constraints")
-    statements = [s for s in tree.children if isinstance(s, Tree)]
-
-    # Pass 1: coordinates and fields, which every other statement resolves names against.
+def _declared_names(statements, text: str):
+    """The names of ``coords:`` and ``fields:`` (None where not given), checked."""
     declared_coords = None
     declared_fields = None
     for stmt in statements:
@@ -596,7 +578,7 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
                 raise GrammarError("`fields:` is given twice.", text, *_position(stmt))
             names = stmt.children[0].children
             for tok in names:
-                if str(tok) in RESERVED_NAMES or str(tok) in _FUNCTIONS:
+                if _is_function(str(tok)):
                     raise GrammarError(
                         f"`{tok}` is a reserved name (a function); rename the field.",
                         text,
@@ -606,6 +588,94 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
             if len({str(t) for t in names}) != len(names):
                 raise GrammarError("`fields:` lists a name twice.", text, *_position(stmt))
             declared_fields = [str(t) for t in names]
+    return declared_coords, declared_fields
+
+
+def _order(stmt: Tree, builder, text: str, max_order: dict) -> None:
+    """``order: x <= 3, ...`` into ``max_order``."""
+    for item in stmt.children:
+        name_tok, num_tok = item.children[0], item.children[-1]
+        cname = str(name_tok)
+        if cname not in builder.coords:
+            raise GrammarError(
+                f"`order:` names `{cname}`, which is not a coordinate "
+                f"({', '.join(builder.coords)}).",
+                text,
+                name_tok.line,
+                name_tok.column,
+            )
+        if not str(num_tok).isdigit():
+            raise GrammarError(
+                f"Derivative order `{num_tok}` must be a whole number.",
+                text,
+                num_tok.line,
+                num_tok.column,
+            )
+        if cname in max_order:
+            raise GrammarError(
+                f"`order:` gives `{cname}` twice.", text, name_tok.line, name_tok.column
+            )
+        max_order[cname] = int(str(num_tok))
+
+
+def _builtin_rule(stmt: Tree, builder, text: str) -> RuleSpec:
+    """``galilean(u, v)``, ``u1(u, v) as pair``: a built-in rule, checked."""
+    name_tok, names = stmt.children[0], stmt.children[1]
+    act_tok = stmt.children[2] if len(stmt.children) > 2 else None
+    rname = str(name_tok)
+    if rname not in BUILTIN_RULES:
+        raise GrammarError(
+            f"Unknown rule `{rname}`.",
+            text,
+            name_tok.line,
+            name_tok.column,
+            f"Built-in rules: {', '.join(sorted(BUILTIN_RULES))}; write your own with "
+            "`rule NAME: x -> -x, u -> -u`.",
+        )
+    lo, hi, summary = BUILTIN_RULES[rname]
+    args = [str(t) for t in names.children]
+    if not lo <= len(args) <= hi:
+        count = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        raise GrammarError(
+            f"`{rname}` takes {count} field name(s) ({summary}); got {len(args)}.",
+            text,
+            name_tok.line,
+            name_tok.column,
+        )
+    if len(set(args)) != len(args):
+        raise GrammarError(f"`{rname}` lists a field twice.", text, name_tok.line, name_tok.column)
+    try:
+        for tok in names.children:
+            builder._field(tok)
+    except _Semantic as exc:
+        raise GrammarError(exc.message, text, exc.line, exc.column, exc.hint) from None
+    action = None
+    if act_tok is not None:
+        allowed = BUILTIN_RULE_ACTIONS.get(rname, ())
+        if str(act_tok) not in allowed:
+            hint = (
+                f"`{rname}` takes `as {' / as '.join(allowed)}`."
+                if allowed
+                else f"`{rname}` has no `as ...` form; leave it out."
+            )
+            raise GrammarError(
+                f"Unknown action `{act_tok}` for the built-in rule `{rname}`.",
+                text,
+                act_tok.line,
+                act_tok.column,
+                hint,
+            )
+        action = str(act_tok)
+    return RuleSpec(rname, fields=tuple(args), action=action)
+
+
+def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
+    """Parse a constraint spec (see ``grammar/symweak.lark`` and docs/grammar.md)."""
+    tree = _parse_tree(text, "constraints")
+    statements = [s for s in tree.children if isinstance(s, Tree)]
+
+    # Pass 1: coordinates and fields, which every other statement resolves names against.
+    declared_coords, declared_fields = _declared_names(statements, text)
 
     if declared_coords is not None and coords is not None:
         given = [str(c) for c in coords]
@@ -672,79 +742,9 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
                 raise GrammarError("`ops:` is given twice.", text, *_position(stmt))
             ops = _run(builder, stmt.children[0], text)
         elif kind == "order_stmt":
-            for item in stmt.children:
-                name_tok, num_tok = item.children[0], item.children[-1]
-                cname = str(name_tok)
-                if cname not in builder.coords:
-                    raise GrammarError(
-                        f"`order:` names `{cname}`, which is not a coordinate "
-                        f"({', '.join(builder.coords)}).",
-                        text,
-                        name_tok.line,
-                        name_tok.column,
-                    )
-                if not str(num_tok).isdigit():
-                    raise GrammarError(
-                        f"Derivative order `{num_tok}` must be a whole number.",
-                        text,
-                        num_tok.line,
-                        num_tok.column,
-                    )
-                if cname in max_order:
-                    raise GrammarError(
-                        f"`order:` gives `{cname}` twice.", text, name_tok.line, name_tok.column
-                    )
-                max_order[cname] = int(str(num_tok))
+            _order(stmt, builder, text, max_order)
         elif kind == "builtin_rule_stmt":
-            name_tok, names = stmt.children[0], stmt.children[1]
-            act_tok = stmt.children[2] if len(stmt.children) > 2 else None
-            rname = str(name_tok)
-            if rname not in BUILTIN_RULES:
-                raise GrammarError(
-                    f"Unknown rule `{rname}`.",
-                    text,
-                    name_tok.line,
-                    name_tok.column,
-                    f"Built-in rules: {', '.join(sorted(BUILTIN_RULES))}; write your own with "
-                    "`rule NAME: x -> -x, u -> -u`.",
-                )
-            lo, hi, summary = BUILTIN_RULES[rname]
-            args = [str(t) for t in names.children]
-            if not lo <= len(args) <= hi:
-                count = f"{lo}" if lo == hi else f"{lo} to {hi}"
-                raise GrammarError(
-                    f"`{rname}` takes {count} field name(s) ({summary}); got {len(args)}.",
-                    text,
-                    name_tok.line,
-                    name_tok.column,
-                )
-            if len(set(args)) != len(args):
-                raise GrammarError(
-                    f"`{rname}` lists a field twice.", text, name_tok.line, name_tok.column
-                )
-            try:
-                for tok in names.children:
-                    builder._field(tok)
-            except _Semantic as exc:
-                raise GrammarError(exc.message, text, exc.line, exc.column, exc.hint) from None
-            action = None
-            if act_tok is not None:
-                allowed = BUILTIN_RULE_ACTIONS.get(rname, ())
-                if str(act_tok) not in allowed:
-                    hint = (
-                        f"`{rname}` takes `as {' / as '.join(allowed)}`."
-                        if allowed
-                        else f"`{rname}` has no `as ...` form; leave it out."
-                    )
-                    raise GrammarError(
-                        f"Unknown action `{act_tok}` for the built-in rule `{rname}`.",
-                        text,
-                        act_tok.line,
-                        act_tok.column,
-                        hint,
-                    )
-                action = str(act_tok)
-            rules.append(RuleSpec(rname, fields=tuple(args), action=action))
+            rules.append(_builtin_rule(stmt, builder, text))
         elif kind == "rule_stmt":
             rules.append(_rule(stmt, builder, text))
     if any(r.name == s.name for i, r in enumerate(rules) for s in rules[:i]):

@@ -5,8 +5,8 @@ from ._equation import System as System
 from ._equation import strong_monomials as strong_monomials
 from ._library import function_library as function_library
 from ._library import multi_indices as multi_indices
+from ._library import polynomial_degree as polynomial_degree
 from ._library import polynomial_library as polynomial_library
-from ._library import split_monomials as split_monomials
 from ._printing import latex as latex
 from ._printing import short as short
 from ._symbols import DEFAULT_COORDS as DEFAULT_COORDS

@@ -135,13 +135,6 @@ class Equation:
                 rhs.extend((t, coeff * c) for c, t in to_weak_terms(rest))
         return cls(Term.from_sympy(eq.lhs), rhs)
 
-    @classmethod
-    def parse(cls, text: str, **context) -> Equation:
-        """Parse ``"u_t = -0.5*d_x(u^2) + 0.1*u_xx"`` (see ``symweak.grammar.parse_equation``)."""
-        from ..grammar import parse_equation
-
-        return parse_equation(text, **context)
-
     def strong(self) -> sympy.Eq:
         """The strong form, expanded: ``Eq(u_t, -u*u_x + 0.1*u_xx)``."""
         return sympy.Eq(self.lhs.strong(), sympy.expand(self.to_sympy().rhs.doit()), evaluate=False)

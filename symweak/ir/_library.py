@@ -11,7 +11,7 @@ from .._errors import IRError
 from ._symbols import coord_sort_key
 from ._term import Term
 
-__all__ = ["function_library", "multi_indices", "polynomial_library", "split_monomials"]
+__all__ = ["function_library", "multi_indices", "polynomial_degree", "polynomial_library"]
 
 
 def multi_indices(
@@ -92,11 +92,19 @@ def polynomial_library(
     return terms
 
 
-def split_monomials(expr: sympy.Expr) -> list[sympy.Expr]:
-    """The coefficient-free monomials of an expanded expression (``2u²+3uv -> [u², uv]``)."""
-    out = []
-    for part in sympy.Add.make_args(sympy.expand(expr)):
-        _, mono = part.as_coeff_Mul()
-        if not mono.is_number and mono not in out:
-            out.append(mono)
-    return out
+def polynomial_degree(expr: sympy.Expr, fields) -> int:
+    """Polynomial degree of ``expr`` in ``fields``; a function factor counts as its
+    argument's degree (sin u: 1, v·sin u: 2), anything else that is not a polynomial as 2."""
+    if not fields:
+        return 0
+    if expr.is_polynomial(*fields):
+        return int(sympy.Poly(expr, *fields).total_degree())
+    if expr.is_Add:
+        return max(polynomial_degree(a, fields) for a in expr.args)
+    if expr.is_Mul:
+        return sum(polynomial_degree(a, fields) for a in expr.args)
+    if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
+        return int(expr.exp) * polynomial_degree(expr.base, fields)
+    if isinstance(expr, sympy.Function) and expr.args:
+        return max(1, max(polynomial_degree(a, fields) for a in expr.args))
+    return 2

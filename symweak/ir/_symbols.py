@@ -13,13 +13,14 @@ Developer notes (vocabulary used across symweak):
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Sequence
 
 import sympy
 from sympy.core.function import AppliedUndef
 
 from .._errors import IRError
+from .._names import validate_coord_name, validate_field_name
+from ..operators import reserved_names
 
 __all__ = [
     "DEFAULT_COORDS",
@@ -39,40 +40,7 @@ __all__ = [
 DEFAULT_COORDS: tuple[str, ...] = ("t", "x", "y", "z")
 
 #: Names that cannot be fields: functions of the expression language and keywords.
-RESERVED_NAMES = frozenset(
-    {"sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "abs", "id", "d", "D"}
-)
-
-
-def _is_letter(ch: str) -> bool:
-    return unicodedata.category(ch).startswith("L")
-
-
-def validate_coord_name(name: str) -> str:
-    """Return ``name`` if it is a valid coordinate name (one letter), else raise."""
-    if not isinstance(name, str) or len(name) != 1 or not _is_letter(name):
-        raise IRError(
-            f"Coordinate name {name!r} is not a single letter. symweak writes derivatives "
-            "as u_xx, so each coordinate must be one letter (t, x, y, z, ...)."
-        )
-    return name
-
-
-def validate_field_name(name: str) -> str:
-    """Return ``name`` if it is a valid field name, else raise with the reason."""
-    if not isinstance(name, str) or not name:
-        raise IRError(f"Field name {name!r} must be a non-empty string such as 'u' or 'omega'.")
-    if not _is_letter(name[0]) or not all(_is_letter(c) or c.isdigit() for c in name):
-        raise IRError(
-            f"Field name {name!r} may contain only letters and digits and must start with a "
-            "letter (no underscores: u_x means the x-derivative of u)."
-        )
-    if name in RESERVED_NAMES:
-        raise IRError(
-            f"Field name {name!r} is reserved (a function or keyword of the expression "
-            "language); rename the field."
-        )
-    return name
+RESERVED_NAMES = reserved_names()
 
 
 def coord(name: str) -> sympy.Symbol:

@@ -6,7 +6,6 @@ from collections.abc import Iterable, Mapping
 from functools import cached_property
 
 import sympy
-from sympy.core.function import AppliedUndef
 
 from .._errors import IRError
 from ._printing import latex as _latex
@@ -288,6 +287,3 @@ def to_weak_terms(expr: sympy.Expr) -> list[tuple[sympy.Expr, Term]]:
         out.append(integrated)
     return out
 
-
-# Fields are AppliedUndef instances; re-exported for isinstance checks elsewhere.
-FieldType = AppliedUndef

@@ -1,5 +1,7 @@
 """Least squares, sequential thresholding and model selection (no torch)."""
 
+from ._complexity import fit_equations as fit_equations
+from ._complexity import term_complexity as term_complexity
 from ._sparse import CRITERIA as CRITERIA
 from ._sparse import Fit as Fit
 from ._sparse import backward_path as backward_path

@@ -8,7 +8,6 @@ hyperparameters work whatever the units.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -16,6 +15,7 @@ import torch
 from torch import nn
 
 from .._errors import SymweakError
+from .._seeds import child_seed
 from ._embedding import GaussianEmbedding
 
 __all__ = ["MLP", "Surrogate", "choose_device", "plain_mlp_like", "split_points"]
@@ -256,49 +256,50 @@ class Surrogate(nn.Module):
         lowest held-out loss are kept (early stopping), which stops the embedding from
         fitting the noise. When the observations lie on a grid, each step evaluates the
         surrogate on that grid (the separable fast path) and compares at the observed points.
+        Ctrl-C stops the fit with the best parameters so far (``self.interrupted``).
         """
+        from .._trainer import BestCheckpoint, train_loop
+
         train, held = split_points(obs, validation, seed)
         data = DataTerm(self, train, max_points=max_points, seed=seed)
         check = held_out_term(self, held, data.mode, max_points, seed)
-        best = (math.inf, None)
+        best = BestCheckpoint(self)
         opt = torch.optim.Adam(self.parameters(), lr=lr)
         sched = torch.optim.lr_scheduler.CosineAnnealingLR(
             opt, T_max=max(epochs, 1), eta_min=lr * 0.05
         )
-        history = []
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
 
-            n = self.config["kernels"]
-            bar = tqdm(total=epochs, desc=f"surrogate N={n}" if n else "surrogate", leave=False)
-        start = time.perf_counter()
-        for epoch in range(epochs):
+        def step(epoch: int) -> float:
             opt.zero_grad(set_to_none=True)
             shared = data.shared()
             loss = data.loss(shared)
             loss.backward()
             opt.step()
             sched.step()
-            history.append(loss.item())
+            value = loss.item()
             if check is not None:
                 with torch.no_grad():
-                    val = check.loss(shared.detach() if shared is not None else None).item()
-                if val < best[0]:
-                    best = (val, {k: v.detach().clone() for k, v in self.state_dict().items()})
-            if bar is not None:
-                bar.update(1)
-                if epoch % 50 == 0:
-                    bar.set_postfix(loss=f"{history[-1]:.3e}")
+                    best.offer(check.loss(shared.detach() if shared is not None else None).item())
             if callback is not None:
-                callback(epoch, history[-1])
-        if bar is not None:
-            bar.close()
-        if best[1] is not None:
-            self.load_state_dict(best[1])
-        self.fit_seconds = time.perf_counter() - start
-        self.validation_loss = best[0]
-        return history
+                callback(epoch, value)
+            return value
+
+        n = self.config["kernels"]
+        run = train_loop(
+            epochs,
+            step,
+            desc=f"surrogate N={n}" if n else "surrogate",
+            progress=progress,
+            postfix=lambda epoch, value: {"loss": f"{value:.3e}"},
+            every=50,
+        )
+        if check is not None:  # early stopping on the held-out points
+            best.restore()
+        self.fit_seconds = run.seconds
+        self.validation_loss = best.loss
+        #: True when Ctrl-C stopped the fit (the best parameters so far are kept)
+        self.interrupted = run.interrupted
+        return run.records
 
     def point_errors(self, obs) -> np.ndarray:
         """Squared error at each observed point, on standardised fields and averaged over
@@ -320,11 +321,11 @@ def held_out_term(model, held, mode: str, max_points: int | None, seed: int):
     if held is None:
         return None
     if max_points and len(held) > max_points:
-        rng = np.random.default_rng(seed + 15485863)
+        rng = np.random.default_rng(child_seed(seed, "held_out_subset"))
         keep = np.zeros(len(held), dtype=bool)
         keep[rng.choice(len(held), size=max_points, replace=False)] = True
         held = held.subset(keep)
-    return DataTerm(model, held, mode, seed=seed + 1)
+    return DataTerm(model, held, mode, seed=child_seed(seed, "held_out_batches"))
 
 
 def split_points(obs, fraction: float, seed: int):
@@ -335,7 +336,7 @@ def split_points(obs, fraction: float, seed: int):
     k = round(fraction * n)
     if k == 0:
         return obs, None
-    rng = np.random.default_rng(seed + 7919)
+    rng = np.random.default_rng(child_seed(seed, "held_out_split"))
     held = np.zeros(n, dtype=bool)
     held[rng.choice(n, size=k, replace=False)] = True
     return obs.subset(~held), obs.subset(held)
@@ -390,7 +391,6 @@ class DataTerm:
         if mode == "gather" and not diagonal:
             mode = "points"
         self.mode = mode
-        self.on_grid = mode == "grid"
         self.axes = None
         if on_grid:
             self.axes = [
@@ -409,7 +409,7 @@ class DataTerm:
         pts = np.stack([obs.coords[n] for n in model.coord_names], axis=1)
         self.points = torch.as_tensor(pts, dtype=dtype, device=dev)
         self.max_points = max_points if max_points and max_points < len(obs) else None
-        self._gen = torch.Generator().manual_seed(int(seed) + 104729)
+        self._gen = torch.Generator().manual_seed(child_seed(seed, "batches"))
 
     def __len__(self) -> int:
         return int(self.target.shape[0])

@@ -91,9 +91,6 @@ class SymNet(nn.Module):
                     j += 2
         return out
 
-    def node_labels(self) -> list[str]:
-        return [f"{op.symbol}#{p}" for op in self.ops for p in range(self.nodes_per_op)]
-
     def soft_masks(self) -> torch.Tensor:
         """(depth, width) node weights Σ_j α̂_j [p < k_j] for every layer."""
         probs = torch.softmax(self.alpha, dim=-1)  # (L, types, counts)

@@ -1,0 +1,96 @@
+"""THE training loop: every optimisation in symweak (the surrogate's warm-up, the network
+method's search, prune and tune phases) runs through :func:`train_loop`.
+
+It owns what every loop needs and nothing a model knows: the progress bar and its
+post-fix, Ctrl-C (the loop stops and says so; what was learned is kept), timing, and the
+lowest-held-out-loss checkpoint (:class:`BestCheckpoint`). It lives below both the
+surrogate and the discovery methods so that neither imports the other.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["BestCheckpoint", "LoopResult", "train_loop"]
+
+log = logging.getLogger("symweak")
+
+
+@dataclass
+class LoopResult:
+    """What a loop ran: one record per finished epoch, whether Ctrl-C stopped it, seconds."""
+
+    records: list = field(default_factory=list)
+    interrupted: bool = False
+    seconds: float = 0.0
+
+
+def train_loop(
+    epochs: int,
+    step: Callable[[int], Any],
+    *,
+    desc: str | None = None,
+    progress: bool = False,
+    postfix: Callable[[int, Any], dict | None] | None = None,
+    every: int = 25,
+) -> LoopResult:
+    """Run ``step(epoch)`` for ``epochs`` epochs and collect what it returns.
+
+    ``progress``: a tqdm bar named ``desc``; ``postfix(epoch, record)`` gives its post-fix
+    every ``every`` epochs. Ctrl-C ends the loop after the last finished epoch
+    (``interrupted`` is then True and a warning names the phase); nothing is rolled back."""
+    out = LoopResult()
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=epochs, desc=desc, leave=False)
+    start = time.perf_counter()
+    try:
+        for epoch in range(epochs):
+            out.records.append(step(epoch))
+            if bar is not None:
+                bar.update(1)
+                if postfix is not None and epoch % every == 0:
+                    shown = postfix(epoch, out.records[-1])
+                    if shown:
+                        bar.set_postfix(**shown)
+    except KeyboardInterrupt:
+        out.interrupted = True
+        log.warning("interrupted during %s; going on with what was learned", desc or "training")
+    finally:
+        if bar is not None:
+            bar.close()
+        out.seconds = time.perf_counter() - start
+    return out
+
+
+class BestCheckpoint:
+    """The parameters of ``model`` with the lowest loss offered so far (early stopping on a
+    held-out loss), with where they were seen (``phase``, ``epoch``)."""
+
+    def __init__(self, model, loss: float = math.inf, phase: str = "", epoch: int = 0) -> None:
+        self.model = model
+        self.loss, self.phase, self.epoch = float(loss), phase, int(epoch)
+        self.state = self._copy()
+
+    def _copy(self) -> dict:
+        return {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+
+    def offer(self, loss: float, phase: str = "", epoch: int = 0) -> bool:
+        """Keep the current parameters if ``loss`` is the lowest so far; True when kept."""
+        if loss < self.loss:
+            self.loss, self.phase, self.epoch = float(loss), phase, int(epoch)
+            self.state = self._copy()
+            return True
+        return False
+
+    def restore(self) -> None:
+        """Load the kept parameters into the model (those it had when created, when no
+        lower loss was offered)."""
+        self.model.load_state_dict(self.state)

@@ -1,0 +1,115 @@
+"""``symweak.discover``: inputs → :class:`Problem` → method → :class:`Discovery`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .._errors import SymweakError
+from ..grammar import Constraints, OperatorSet
+from ..ir import System, Term
+from ._config import Config, network_options
+from ._problem import Problem
+from ._result import Discovery
+
+__all__ = ["METHODS", "PAPER_OPS", "discover"]
+
+log = logging.getLogger("symweak")
+
+#: The paper's operator set (appendix, table of hyperparameters).
+PAPER_OPS = "id,^2,^3,sin,*"
+
+#: the methods ``discover`` runs (``"auto"`` picks one from the data)
+METHODS = ("auto", "grid", "network")
+
+
+def _config(problem: Problem, method: str, config, overrides: Mapping[str, Any]) -> Config:
+    """The run's configuration: ``config`` (a Config or a dict of entries) or the method's
+    preset, with ``overrides`` applied."""
+    overrides = dict(overrides)
+    if isinstance(overrides.get("max_order"), int) and not isinstance(overrides["max_order"], bool):
+        overrides["max_order"] = {n: overrides["max_order"] for n in problem.obs.space_names}
+    if config is None:
+        return Config.preset(method, **overrides)
+    if isinstance(config, Mapping):
+        return Config.preset(method, **{**config, **overrides})
+    if not isinstance(config, Config):
+        raise SymweakError(
+            f"config must be a symweak.Config or a dict of options, got {type(config).__name__}."
+        )
+    if config.method != method:
+        raise SymweakError(
+            f"config is for the {config.method} method but this run uses the {method} method; "
+            f"build it with Config.preset({method!r}) or pass method={config.method!r}."
+        )
+    return config.with_overrides(overrides)
+
+
+def discover(
+    data,
+    ops: str | OperatorSet | None = PAPER_OPS,
+    lhs: str | Term | None = None,
+    seed: int = 0,
+    *,
+    constraints: str | Constraints | None = None,
+    method: str = "auto",
+    config: Config | Mapping[str, Any] | None = None,
+    rules: Sequence | None = None,
+    progress: bool = True,
+    network: Mapping[str, Any] | None = None,
+    **overrides,
+) -> Discovery:
+    """Discover the PDE governing ``data``.
+
+    Parameters
+    ----------
+    data: :class:`~symweak.Observations`, a file path (``.npz .mat .h5 .nc``) or an xarray object.
+    ops: operator set, e.g. ``"+,-,*,sin"`` (default: the paper's ``"id,^2,^3,sin,*"``).
+    lhs: left-hand side(s), e.g. ``"u_t"``, ``"u_tt"``, ``"u_t, v_t"`` (default: first field's u_t).
+    seed: every random choice (test functions, sampling, initialisation) follows it.
+    constraints: constraint text (see docs/grammar.md) or a parsed :class:`Constraints`.
+    method: ``"auto"`` (the full-grid method when the data fill a grid, else the network
+        method), ``"grid"``, or ``"network"``.
+    config: a :class:`~symweak.discover.Config` (``Config.preset(method, ...)``) or a dict of
+        options; default: the method's preset.
+    rules: extra rewrite rules (:class:`symweak.rules.Rule` objects, e.g. ``Galilean("u")``,
+        ``U1("u", "v")`` or your own) applied to the candidate library after those named in
+        the constraints (``galilean(u, v)``, ``u1(u, v)``, ``rule NAME: ...``).
+    progress: progress bars while training.
+    overrides: any option of :class:`~symweak.discover.Config` by name, e.g. ``n_tests=500``,
+        ``kernels=250``, ``criterion="bic"``, ``max_order=3`` (see ``docs/network.md`` and
+        ``symweak.discover.ENTRIES``); an option the chosen method does not read is an error.
+    network: deprecated — the old dictionary of network options; pass them as keywords.
+    """
+    problem = Problem.build(data, ops, lhs, seed, constraints, rules)
+    if method not in METHODS:
+        raise SymweakError(f"method must be 'auto', 'grid' or 'network', got {method!r}.")
+    if method == "auto":
+        method = "grid" if problem.obs.is_full_grid else "network"
+    cfg = _config(problem, method, config, {**network_options(network), **overrides})
+    settings = {**cfg.to_dict(), **problem.record()}
+    if method == "network":
+        from . import network as network_method
+
+        equations, surrogate, history = network_method.run(problem, cfg, progress)
+        if history.interrupted:
+            log.warning("symweak: the run was interrupted; returning the best result so far")
+        settings["interrupted"] = history.interrupted
+    else:
+        from . import _grid
+
+        if progress:
+            log.info("symweak: full-grid fast path on %s", problem.obs.describe().splitlines()[0])
+        equations, history = _grid.run(problem, cfg)
+        surrogate = None
+    return Discovery(
+        System(equations),
+        settings=settings,
+        seed=problem.seed,
+        history=history,
+        method=method,
+        surrogate=surrogate,
+        coords=problem.obs.coord_names,
+        fields=problem.obs.field_names,
+    )

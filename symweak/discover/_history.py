@@ -1,0 +1,162 @@
+"""What a discovery run records, as dataclasses (serialised with :func:`dataclasses.asdict`).
+
+Every record reads as attributes (``res.history.phases["tune"].seconds``); ``to_dict`` and
+``History.from_dict`` are what ``Discovery.save`` / ``load`` write and read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from ..export._persist import jsonable
+
+__all__ = [
+    "FinalRecord",
+    "FitRecord",
+    "GridRecord",
+    "History",
+    "PhaseRecord",
+    "SurrogateChoice",
+    "TuneRecord",
+    "WarmupRecord",
+]
+
+
+def _subsample(values: list, n: int = 50) -> list:
+    """At most about ``n`` evenly spaced entries (what a history keeps of a loss curve)."""
+    return values[:: max(1, len(values) // n)]
+
+
+@dataclass
+class PhaseRecord:
+    """A training phase: its time, epochs run and loss curves (subsampled)."""
+
+    seconds: float
+    epochs: int
+    data_loss: list = field(default_factory=list)
+    weak_loss: list = field(default_factory=list)
+
+
+@dataclass
+class WarmupRecord:
+    """The surrogate warm-up: the kept kernel count and, with ``kernels="auto"``, the
+    held-out loss and its standard error per count (``{kernels: [loss, se]}``)."""
+
+    seconds: float
+    final_loss: float | None
+    kernels: int
+    kernel_choice: dict = field(default_factory=dict)
+
+
+@dataclass
+class TuneRecord:
+    """Tuning: the weak loss and the least-squares coefficients over the epochs
+    (``coefficients[lhs][term] = [values]``)."""
+
+    seconds: float
+    epochs: int
+    weak_loss: list = field(default_factory=list)
+    coefficients: dict = field(default_factory=dict)
+
+
+@dataclass
+class FinalRecord:
+    """The final sparse fit: the kept test-function variant, how many test functions and
+    the relative residual of every variant tried."""
+
+    seconds: float
+    tests: str
+    n_tests: int
+    residuals: dict = field(default_factory=dict)
+
+
+@dataclass
+class SurrogateChoice:
+    """The surrogate the final fit used: the phase and epoch of the lowest held-out loss."""
+
+    phase: str
+    epoch: int
+    loss: float
+
+
+@dataclass
+class FitRecord:
+    """One equation's sparse fit."""
+
+    lhs: str
+    residual: float
+    method: str
+    threshold: float | None = None
+    library_size: int | None = None
+
+
+@dataclass
+class GridRecord:
+    """The full-grid method's run."""
+
+    seconds: float
+    library: list
+    n_tests: int
+    test_function: str
+    radii: dict
+    rules: list = field(default_factory=list)
+    non_finite_functions: list = field(default_factory=list)
+    noise_estimate: dict | None = None
+
+
+_PHASE_TYPES = {"warmup": WarmupRecord, "tune": TuneRecord, "final": FinalRecord}
+
+
+@dataclass
+class History:
+    """Per-phase records of a run. ``phases``: ``{name: record}`` in the order they ran
+    (network method); ``grid``: the full-grid method's record."""
+
+    phases: dict = field(default_factory=dict)
+    architecture: dict | None = None
+    network_outputs: list = field(default_factory=list)
+    library: list = field(default_factory=list)
+    rules: list = field(default_factory=list)
+    surrogate: SurrogateChoice | None = None
+    fits: list = field(default_factory=list)
+    grid: GridRecord | None = None
+    interrupted: bool = False
+
+    def seconds(self) -> dict[str, float]:
+        """``{phase: seconds}`` of every phase that ran (``{"grid": s}`` on the grid method)."""
+        if self.grid is not None:
+            return {"grid": self.grid.seconds}
+        return {name: rec.seconds for name, rec in self.phases.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        return jsonable(asdict(self))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> History:
+        """Inverse of :meth:`to_dict` (unknown keys of older files are ignored)."""
+        if not data:
+            return cls()
+
+        def build(kind, values):
+            if values is None:
+                return None
+            names = {f.name for f in fields(kind)}
+            return kind(**{k: v for k, v in values.items() if k in names})
+
+        phases = {
+            name: build(_PHASE_TYPES.get(name, PhaseRecord), rec)
+            for name, rec in (data.get("phases") or {}).items()
+        }
+        return cls(
+            phases=phases,
+            architecture=data.get("architecture"),
+            network_outputs=list(data.get("network_outputs") or []),
+            library=list(data.get("library") or []),
+            rules=list(data.get("rules") or []),
+            surrogate=build(SurrogateChoice, data.get("surrogate")),
+            fits=[build(FitRecord, f) for f in data.get("fits") or []],
+            grid=build(GridRecord, data.get("grid")),
+            interrupted=bool(data.get("interrupted", False)),
+        )

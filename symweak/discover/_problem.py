@@ -1,0 +1,163 @@
+"""A discovery :class:`Problem`: everything about *what* to discover, checked and bound to
+the data's names before any training (the *how* is :class:`~._config.Config`)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .._errors import DataError, SymweakError
+from ..data import Observations, load
+from ..grammar import Constraints, OperatorSet, parse_constraints, parse_operators, parse_terms
+from ..ir import Term
+from ._shared import symbols
+
+__all__ = ["Problem", "as_observations"]
+
+log = logging.getLogger("symweak")
+
+
+def as_observations(data) -> Observations:
+    """``data`` as :class:`Observations`: they themselves, a file path, or an xarray object."""
+    if isinstance(data, Observations):
+        return data
+    if isinstance(data, (str, Path)) or type(data).__module__.startswith("xarray"):
+        return load(data)
+    raise DataError(
+        "discover() takes Observations, a file path or an xarray object, got "
+        f"{type(data).__name__}. "
+        "Build observations with symweak.Observations(...) or Observations.from_grid(...)."
+    )
+
+
+@dataclass
+class Problem:
+    """Observations, the coordinate and field symbols (built once), the left-hand sides, the
+    operator set, the constraints, the bound rules, the seed, and how complex fields were
+    split (``{psi: (re, im)}``)."""
+
+    obs: Observations
+    lhs: list
+    ops: OperatorSet | None
+    constraints: Constraints | None
+    rules: list
+    seed: int
+    split: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.coords, self.fields = symbols(self.obs.coord_names, self.obs.field_names)
+
+    @classmethod
+    def build(cls, data, ops, lhs, seed, constraints=None, rules=None) -> Problem:
+        obs = as_observations(data)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise SymweakError(f"seed must be an integer, got {seed!r}.")
+        split: dict[str, tuple[str, str]] = {}
+        if obs.is_complex:
+            obs, split, lhs = _split_complex(obs, lhs)
+        opset = (
+            parse_operators(ops) if ops is not None and not isinstance(ops, OperatorSet) else ops
+        )
+        cons = constraints
+        if isinstance(constraints, str):
+            cons = parse_constraints(
+                constraints, coords=",".join(obs.coord_names), fields=list(obs.field_names)
+            )
+        if cons is not None and cons.ops is not None:
+            opset = cons.ops
+        lhs_terms = _lhs_terms(lhs, obs, cons)
+        bound = _check_rules(rules, obs)
+        if split:  # the paper's U(1) hypothesis for complex fields: candidates, not constraints
+            from ..rules import U1
+
+            bound = [*bound, *(U1(re, im) for re, im in split.values())]
+        return cls(obs, lhs_terms, opset, cons, bound, int(seed), split)
+
+    def max_order(self, configured: Mapping[str, int] | None) -> dict[str, int]:
+        """Highest derivative orders per coordinate: the configured ones, then those of the
+        constraints (``order: x <= 3``), which win."""
+        out = {str(k): int(v) for k, v in (configured or {}).items()}
+        if self.constraints is not None and self.constraints.max_order:
+            out.update(self.constraints.max_order)
+        return out
+
+    def record(self) -> dict:
+        """What the settings of a result say about the problem."""
+        return {
+            "ops": self.ops.spec() if self.ops is not None else None,
+            "lhs": [t.short() for t in self.lhs],
+            "constraints": self.constraints.text if self.constraints is not None else None,
+            "rules": [repr(r) for r in self.rules],
+            "complex_split": {k: list(v) for k, v in self.split.items()},
+        }
+
+
+def _lhs_terms(lhs, obs: Observations, constraints: Constraints | None) -> list[Term]:
+    coords = ",".join(obs.coord_names)
+    fields = list(obs.field_names)
+    if lhs is None:
+        if constraints is not None and constraints.lhs:
+            return list(constraints.lhs)
+        return parse_terms(f"{fields[0]}_t", coords=coords, fields=fields)
+    if isinstance(lhs, Term):
+        return [lhs]
+    if isinstance(lhs, (list, tuple)):
+        out = []
+        for item in lhs:
+            out.extend(_lhs_terms(item, obs, None))
+        return out
+    terms = parse_terms(str(lhs), coords=coords, fields=fields)
+    for term in terms:
+        if not term.alpha or len(term.fields) != 1 or term.fields[0] != term.F:
+            raise SymweakError(
+                f"lhs `{term.short()}` must be a derivative of one field, such as u_t or u_tt."
+            )
+    return terms
+
+
+def _split_complex(obs: Observations, lhs):
+    """Complex fields given directly: split each ψ into ψre, ψim (or u, v when the data have
+    one complex field and no u, v) and rewrite the left-hand side ``psi_t`` accordingly."""
+    complex_names = [f for f in obs.field_names if np.iscomplexobj(obs.fields[f])]
+    taken = set(obs.field_names)
+    names = {}
+    for f in complex_names:
+        pair = ("u", "v") if len(complex_names) == 1 and not {"u", "v"} & taken else None
+        names[f] = pair or (f"{f}re", f"{f}im")
+    obs = obs.split_complex(names)
+    if lhs is None:
+        lhs = ", ".join(f"{a}_t, {b}_t" for a, b in names.values())
+    elif isinstance(lhs, str):
+        for f, (a, b) in names.items():
+            lhs = re.sub(rf"\b{re.escape(f)}_(t+)\b", rf"{a}_\1, {b}_\1", lhs)
+    log.info(
+        "symweak: complex field(s) split into real and imaginary parts: %s",
+        ", ".join(f"{f} = {a} + i {b}" for f, (a, b) in names.items()),
+    )
+    return obs, names, lhs
+
+
+def _check_rules(rules, obs) -> list:
+    """Rules must be Rule objects; they are bound to the data's names now, so that a rule
+    naming a field the data lack fails before any training."""
+    from ..rules import Rule
+
+    if rules is None:
+        return []
+    if isinstance(rules, Rule):
+        rules = [rules]
+    out = list(rules)
+    coords, fields = symbols(obs.coord_names, obs.field_names)
+    for rule in out:
+        if not isinstance(rule, Rule):
+            raise SymweakError(
+                f"rules= takes symweak.rules.Rule objects, got {type(rule).__name__}; for "
+                "rule text use constraints='rule NAME: x -> -x, u -> -u'."
+            )
+        rule.apply({}, coords, fields)  # binds names: raises on unknown fields/coordinates
+    return out

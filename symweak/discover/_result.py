@@ -1,0 +1,186 @@
+"""The result of :func:`symweak.discover`: :class:`Discovery` (the equations and accessors;
+simulation and persistence live in their own modules)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import sympy
+
+from .._errors import SymweakError
+from ..ir import Equation, System
+from ._history import History
+from ._simulate import Simulation
+
+__all__ = ["Discovery", "Simulation"]
+
+#: export targets by file suffix (``Discovery.export``)
+_BY_SUFFIX = {".tex": "latex", ".py": "numpy", ".c": "c"}
+
+
+class Discovery:
+    """The result of :func:`discover`.
+
+    Attributes
+    ----------
+    system: the discovered equations as IR (:class:`~symweak.ir.System`).
+    settings: every option the run used (including defaults), JSON-serialisable.
+    seed: the seed.
+    history: per-phase records (:class:`~symweak.discover.History`: losses, timings, choices).
+    """
+
+    def __init__(
+        self,
+        system: System,
+        *,
+        settings: Mapping[str, Any] | None = None,
+        seed: int = 0,
+        history: History | Mapping[str, Any] | None = None,
+        method: str = "grid",
+        surrogate=None,
+        coords: tuple[str, ...] = (),
+        fields: tuple[str, ...] = (),
+    ) -> None:
+        self.system = system if isinstance(system, System) else System(system)
+        self.settings = dict(settings or {})
+        self.seed = int(seed)
+        self.history = history if isinstance(history, History) else History.from_dict(history)
+        self.method = method
+        self.surrogate = surrogate
+        self.coords = tuple(coords)
+        self.fields = tuple(fields)
+
+    # ------------------------------------------------------------------ the contract
+    @property
+    def ir(self) -> Equation | System:
+        """The IR: an :class:`~symweak.ir.Equation`, or a :class:`~symweak.ir.System`."""
+        return self.system[0] if len(self.system) == 1 else self.system
+
+    @property
+    def equation(self) -> sympy.Eq | list[sympy.Eq]:
+        """``sympy.Eq(Derivative(u(t, x), t), rhs)``; a list of them for a system."""
+        eqs = self.system.to_sympy()
+        return eqs[0] if len(eqs) == 1 else eqs
+
+    @property
+    def coefficients(self) -> dict:
+        """``{term: float}`` with each term a SymPy expression such as ``Derivative(u**2, x)``.
+
+        For a system: ``{lhs: {term: float}}`` keyed by each left-hand side expression.
+        """
+        per_eq = {
+            e.lhs.to_sympy(): {t.to_sympy(): float(c) for t, c in e.coefficients.items()}
+            for e in self.system
+        }
+        return next(iter(per_eq.values())) if len(per_eq) == 1 else per_eq
+
+    def latex(self, digits: int | None = 4) -> str:
+        """LaTeX of the equation (``cases`` for a system); coefficients to ``digits`` digits."""
+        if len(self.system) == 1:
+            return self.system[0].latex(digits)
+        return self.system.latex(digits)
+
+    def short(self) -> str:
+        return self.system.short()
+
+    def __str__(self) -> str:
+        return self.short()
+
+    def __repr__(self) -> str:
+        return f"<Discovery {self.method}: {' ; '.join(e.short() for e in self.system)}>"
+
+    def predict(self, **coords):
+        """Field values at the given coordinates, from the surrogate (``predict(t=..., x=...)``)."""
+        if self.surrogate is None:
+            raise SymweakError(
+                "This result has no surrogate: it came from the full-grid fast path, which "
+                "uses the data directly. Run discover(..., method='network') to train one."
+            )
+        return self.surrogate.predict(coords)
+
+    # ------------------------------------------------------------------ export
+    def to_code(
+        self,
+        target: str = "numpy",
+        *,
+        periodic=(),
+        accuracy: int = 4,
+        integrator: str = "BDF",
+    ) -> str:
+        """The equation(s) as ``"latex"`` (a document), ``"numpy"`` (``rhs(fields, spacing)``),
+        ``"sim"`` (a method-of-lines simulation script), ``"torch"`` (an ``nn.Module``) or
+        ``"c"`` (``symweak_rhs(...)``). ``periodic`` names the space axes that wrap around."""
+        from ..export import render
+
+        return render(
+            self.system,
+            target,
+            self.coords,
+            periodic=periodic,
+            accuracy=accuracy,
+            method=self.method,
+            seed=self.seed,
+            integrator=integrator,
+        )
+
+    def export(self, path, target: str | None = None, **options) -> Path:
+        """Write :meth:`to_code` to ``path``; the target follows the suffix when not given
+        (``.tex`` LaTeX, ``.py`` NumPy, ``.c`` C)."""
+        path = Path(path)
+        if target is None:
+            if path.suffix not in _BY_SUFFIX:
+                raise SymweakError(
+                    f"Cannot tell the export target from {path.name!r}; name it .tex, .py or "
+                    ".c, or pass target='latex'|'numpy'|'sim'|'torch'|'c'."
+                )
+            target = _BY_SUFFIX[path.suffix]
+        from ..export import write
+
+        write(self.to_code(target, **options), path)
+        return path
+
+    def simulate(
+        self,
+        data,
+        *,
+        periodic=None,
+        integrator: str = "BDF",
+        rtol: float = 1e-6,
+        atol: float = 1e-8,
+    ) -> Simulation:
+        """Integrate the discovered PDE from the first snapshot of ``data`` and compare.
+
+        ``data``: observations that fill a grid (or a file), or scattered observations when
+        this result has a surrogate (its prediction on the data's grid is used).
+        ``periodic``: space axes that wrap around (default: those recorded in the data's
+        metadata, else none). Returns a :class:`Simulation` with the simulated fields and the
+        relative L2 error against the data per field.
+        """
+        from ._problem import as_observations
+        from ._simulate import simulate
+
+        obs = as_observations(data)
+        return simulate(self, obs, periodic=periodic, integrator=integrator, rtol=rtol, atol=atol)
+
+    # ------------------------------------------------------------------ persistence
+    def to_dict(self) -> dict:
+        from ..export._persist import result_to_dict
+
+        return result_to_dict(self)
+
+    def save(self, path) -> None:
+        """Write the result as JSON (equations with exact float64 coefficients, settings, seed,
+        versions, history)."""
+        from ..export._persist import write_result
+
+        write_result(self, path)
+
+    @classmethod
+    def load(cls, path) -> Discovery:
+        """Read a result written by :meth:`save`; the equations come back identical."""
+        from ..export._persist import read_result
+
+        parts = read_result(path)
+        return cls(parts.pop("system"), **parts)

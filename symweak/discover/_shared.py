@@ -1,0 +1,127 @@
+"""Steps both discovery methods use: symbols, test functions, the candidate library's
+filtering and rules, distinct functions F of the library, per-term complexity, and the
+sparse fits of (possibly tied) equations."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import sympy
+
+from ..ir import Term
+from ..weak import TestFunctionSet
+
+__all__ = [
+    "bump_for_orders",
+    "distinct_functions",
+    "equation_libraries",
+    "filter_library",
+    "kept_indices",
+    "make_tests",
+    "spectral_radius",
+    "symbols",
+    "union",
+]
+
+log = logging.getLogger("symweak")
+
+
+def symbols(coord_names: Sequence[str], field_names: Sequence[str]):
+    """The coordinate symbols and the fields as applied functions ``u(t, x)``."""
+    coords = [sympy.Symbol(n) for n in coord_names]
+    return coords, [sympy.Function(f)(*coords) for f in field_names]
+
+
+def bump_for_orders(test_function: str, orders: Mapping[str, int]) -> str:
+    """``"poly"`` becomes ``"poly:P"`` smooth enough for every derivative order used (and
+    well resolved by quadrature); other names are kept."""
+    if test_function == "poly":
+        return f"poly:{max(8, max(orders.values()) + 4)}"
+    return test_function
+
+
+def spectral_radius(axes, grids: Sequence[np.ndarray], bump: str) -> dict[str, float]:
+    """Per-axis radius read off the spectrum of each field (the largest over the fields)."""
+    radius: dict[str, float] = {}
+    for values in grids:
+        r = TestFunctionSet.auto_radius(axes, values, bump)
+        radius = {n: max(radius.get(n, 0.0), v) for n, v in r.items()}
+    return radius
+
+
+def make_tests(bounds, n: int, eta, seed: int, bump: str, scale: str, radius=None):
+    """The test functions for one radii ``scale`` (see :mod:`symweak.discover._config`);
+    ``radius`` is the spectral radius that ``"cap"`` and ``"spectrum"`` use."""
+    if scale == "cap":
+        return TestFunctionSet.random(bounds, n, eta, seed, bump, scale="cap", radius=radius)
+    if scale == "spectrum":
+        return TestFunctionSet.random(bounds, n, eta, seed, bump, scale="paper", radius=radius)
+    return TestFunctionSet.random(bounds, n, eta, seed, bump, scale=scale)
+
+
+def filter_library(library: Sequence[Term], lhs_terms: Sequence[Term], constraints=None):
+    """Drop the left-hand sides and forbidden terms; append the ``add:`` and ``keep:``
+    terms that are missing."""
+    lhs_set = set(lhs_terms)
+    out = [t for t in library if t not in lhs_set]
+    if constraints is not None:
+        forbid = set(constraints.forbid)
+        out = [t for t in out if t not in forbid]
+        out += [
+            t
+            for t in dict.fromkeys([*constraints.add, *constraints.keep])
+            if t not in out and t not in lhs_set
+        ]
+    return out
+
+
+def distinct_functions(terms: Sequence[Term]) -> tuple[list[sympy.Expr], dict]:
+    """The distinct F of ``terms`` in first-seen order, and ``{F: position}``."""
+    funcs: list[sympy.Expr] = []
+    index: dict = {}
+    for term in terms:
+        if term.F not in index:
+            index[term.F] = len(funcs)
+            funcs.append(term.F)
+    return funcs, index
+
+
+def union(libraries: Mapping) -> list[Term]:
+    """The terms of several libraries, each once, in first-seen order."""
+    return list(dict.fromkeys(t for lib in libraries.values() for t in lib))
+
+
+def equation_libraries(problem, library):
+    """Per-equation libraries ``{lhs: [terms]}`` after the rules (constraint rules first,
+    then the problem's rules), the rule reports, and the ties of ``pair`` rules (see
+    :func:`fit_equations`). Kept terms (``keep:``) survive every rule."""
+    from ..rules import apply_rules, rule_from_spec
+
+    constraints = problem.constraints
+    specs = [*(constraints.rules if constraints is not None else ()), *problem.rules]
+    libs = {lhs: list(library) for lhs in problem.lhs}
+    if not specs:
+        return libs, [], []
+    coords, fields = problem.coords, problem.fields
+    libs, reports = apply_rules(libs, specs, coords, fields)
+    rule_objs = [r if hasattr(r, "ties") else rule_from_spec(r) for r in specs]
+    ties = [tie for r in rule_objs for tie in r.ties(libs, coords, fields)]
+    for report in reports:
+        report.ties = [
+            [a.short(), b.short(), [[t.short(), p.short(), k] for t, p, k in pairs]]
+            for a, b, pairs in ties
+        ]
+    if constraints is not None and constraints.keep:
+        for lhs, lib in libs.items():
+            lib.extend(t for t in constraints.keep if t not in lib and t != lhs)
+    for report in reports:
+        log.info("%s", report)
+    return libs, reports, ties
+
+
+def kept_indices(terms: Sequence[Term], constraints) -> list[int]:
+    """Positions of the ``keep:`` terms in ``terms`` (the sparse fit never drops them)."""
+    keep = set(constraints.keep) if constraints is not None else set()
+    return [i for i, t in enumerate(terms) if t in keep]

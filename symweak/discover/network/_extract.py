@@ -1,0 +1,106 @@
+"""Phase 3: extraction — the pruned network read back into SymPy; every monomial of an
+active output, paired with each derivative multi-index that carries weight, becomes a
+candidate term. The candidates then go through the constraints and the rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+import torch
+
+from ..._errors import SymweakError
+from ...compile import compile_expressions
+from ...symnet import library_from_network
+from .._shared import distinct_functions, equation_libraries, filter_library, union
+
+__all__ = ["Candidates", "run"]
+
+
+@dataclass
+class Candidates:
+    """The candidate library after the rules: the union of the equations' libraries, the
+    column positions of each equation's terms, the ties of ``pair`` rules, and the compiled
+    distinct functions F with each column's F and multi-index."""
+
+    library: list
+    libraries: dict
+    ties: list
+    cols: list
+    functions: torch.nn.Module
+    lib_index: list
+    lib_alphas: list
+
+    def system(self, state, grid_axes, assemblers, chunk: int | None = None):
+        """(Û on the grid, [weak columns G of the library], [left-hand sides b]) in float64,
+        one G and b per assembler (test-function set) on that grid: Û and the library's
+        values are computed once for all of them. ``chunk``: evaluate and integrate that many
+        library columns at a time (bounded memory on the data's own 2-D-space grid)."""
+        Ug = state.surrogate.grid(grid_axes)
+        U64 = Ug.double()
+        vals = torch.movedim(self.functions(*U64.unbind(-1)), -1, 0)  # (nF, *grid)
+        step = chunk or len(self.library)
+        parts: list[list[torch.Tensor]] = [[] for _ in assemblers]
+        for i in range(0, len(self.library), step):
+            sel = vals[self.lib_index[i : i + step]]
+            for part, assembler in zip(parts, assemblers):
+                part.append(assembler.integrate(sel, self.lib_alphas[i : i + step]))
+        lhs = torch.stack([U64[..., i] for i in state.field_index])
+        Gs = [torch.cat(part, dim=1) for part in parts]
+        bs = [assembler.integrate(lhs, state.lhs_alphas) for assembler in assemblers]
+        return Ug, Gs, bs
+
+
+def _active(state) -> tuple[list, dict, dict, dict]:
+    """The network's outputs, the active (output -> multi-indices) pairs, and the fields'
+    RMS and maximum on the coarse grid."""
+    obs, coords = state.problem.obs, state.problem.coords
+    with torch.no_grad():
+        _, _, G, b = state.losses()
+        norms = G.norm(dim=0)  # (S, A)
+        bnorm = b.norm(dim=0)  # (E,)
+        rel = (state.effective_xi().abs() * norms[None]) / bnorm[:, None, None]  # (E, S, A)
+        strength = rel.max(dim=0).values.cpu().numpy()
+        Ug = state.surrogate.grid(state.quad.axes).double().cpu().numpy()  # enough for RMS
+    exprs = state.net.expressions()
+    active: dict[int, list] = {}
+    for s in range(state.net.width):
+        for a_i, a in enumerate(state.A):
+            if strength[s, a_i] >= state.config.library.extract_tol:
+                active.setdefault(s, []).append(tuple((c, n) for c, n in zip(coords, a) if n))
+    rms = {f: float(np.sqrt(np.mean(Ug[..., i] ** 2))) for i, f in enumerate(obs.field_names)}
+    amax = {f: float(np.max(np.abs(Ug[..., i]))) for i, f in enumerate(obs.field_names)}
+    return exprs, active, rms, amax
+
+
+def run(state) -> Candidates:
+    problem, history = state.problem, state.history
+    exprs, active, rms, amax = _active(state)
+    library = library_from_network(
+        exprs, active, rms, max_degree=state.config.library.max_degree, field_max=amax
+    )
+    library = filter_library(library, problem.lhs, problem.constraints)
+    history.network_outputs = [sympy.sstr(e) for e in exprs]
+    history.library = [t.short() for t in library]
+    libraries, reports, ties = equation_libraries(problem, library)
+    library = union(libraries)
+    history.rules = [r.as_dict() for r in reports]
+    if not library or not all(libraries.values()):
+        raise SymweakError(
+            "The symbolic network produced no candidate term (every output was pruned). Try a "
+            "smaller lambda_r, more search epochs, or a different operator set."
+        )
+    funcs, index = distinct_functions(library)
+    functions = compile_expressions(funcs, problem.fields, trainable=False).to(state.device)
+    position = {t: i for i, t in enumerate(library)}
+    names = problem.obs.coord_names
+    return Candidates(
+        library=library,
+        libraries=libraries,
+        ties=ties,
+        cols=[[position[t] for t in libraries[lhs]] for lhs in problem.lhs],
+        functions=functions,
+        lib_index=[index[t.F] for t in library],
+        lib_alphas=[t.orders(names) for t in library],
+    )

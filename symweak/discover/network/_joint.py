@@ -1,0 +1,68 @@
+"""One joint training phase (search or prune) through THE training loop: ℒ_data + λ_w ℒ_weak
+(+ λ_r L1 of ξ and the network's weights when pruning)."""
+
+from __future__ import annotations
+
+import logging
+
+import torch
+
+from ..._trainer import train_loop
+from .._history import PhaseRecord, _subsample
+
+__all__ = ["joint_groups", "train_phase"]
+
+log = logging.getLogger("symweak")
+
+
+def joint_groups(state) -> list[dict]:
+    """Parameter groups of the joint phases: the surrogate, and ξ with the network."""
+    t = state.config.training
+    net = state.net
+    return [
+        {"params": list(state.surrogate.parameters()), "lr": t.lr_joint_surrogate},
+        {"params": [state.xi, *net.weights, *net.biases], "lr": t.lr_network},
+    ]
+
+
+def train_phase(state, phase: str, epochs: int, groups: list[dict], l1: bool, progress: bool):
+    """Train ``groups`` for ``epochs`` epochs; records the phase in the history."""
+    t = state.config.training
+    opt = torch.optim.Adam(groups)
+    couple = phase in t.couple
+
+    def step(epoch: int) -> tuple[float, float]:
+        opt.zero_grad(set_to_none=True)
+        l_data, l_weak, _, _ = state.losses(couple, phase, epoch)
+        loss = l_data + t.lambda_w * l_weak.float()
+        if l1:
+            loss = loss + t.lambda_r * (state.xi.abs().sum() + state.net.l1()).float()
+        loss.backward()
+        opt.step()
+        return float(l_data.detach()), float(l_weak.detach())
+
+    run = train_loop(
+        epochs,
+        step,
+        desc=phase,
+        progress=progress,
+        postfix=lambda epoch, r: {"data": f"{r[0]:.2e}", "weak": f"{r[1]:.2e}"},
+    )
+    state.interrupted |= run.interrupted
+    record = run.records
+    if record:
+        log.info(
+            "%s: %d epochs, data loss %.3e -> %.3e, weak loss %.3e -> %.3e",
+            phase,
+            len(record),
+            record[0][0],
+            record[-1][0],
+            record[0][1],
+            record[-1][1],
+        )
+    state.history.phases[phase] = PhaseRecord(
+        seconds=run.seconds,
+        epochs=len(record),
+        data_loss=[r[0] for r in _subsample(record)],
+        weak_loss=[r[1] for r in _subsample(record)],
+    )

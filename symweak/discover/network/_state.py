@@ -1,0 +1,224 @@
+"""What the network method's phases share: the surrogate, the quadrature grid and test
+functions, the weak-form assemblers, the symbolic network and its coefficients ξ, the
+preconditioner, the data terms and the best held-out checkpoint.
+
+Developer notes:
+
+* The surrogate Û is evaluated on a quadrature grid (the observations' grid when they were
+  sampled from one, otherwise a grid over their bounding box); the data loss compares Û with
+  the observations, the weak loss integrates F(Û) against the test functions.
+* ℒ_weak is normalised by ‖b‖² of the warm-up surrogate so that λ_w means the same on every
+  system.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..._trainer import BestCheckpoint
+from ...ir import multi_indices
+from ...surrogate import DataTerm
+from ...surrogate._model import held_out_term
+from ...symnet import SymNet
+from ...weak import WeakAssembler
+from .._shared import bump_for_orders, make_tests, spectral_radius
+
+__all__ = ["NetworkState", "quadrature_axes"]
+
+
+def quadrature_axes(obs, target: int) -> tuple[dict[str, np.ndarray], tuple[int, ...]]:
+    """The grid the surrogate is evaluated on, and the strides of the (coarser) grid the
+    network phases integrate on (at most ``target`` points)."""
+    if obs.grid is not None:
+        axes = dict(obs.grid.axes)
+    else:
+        dims = len(obs.coord_names)
+        n = int(np.clip(round((4 * target) ** (1.0 / dims)), 16, 512))
+        axes = {name: np.linspace(lo, hi, n) for name, (lo, hi) in obs.bounds.items()}
+    strides = [1] * len(axes)
+    sizes = [len(a) for a in axes.values()]
+    while np.prod([(n - 1) // s + 1 for n, s in zip(sizes, strides)]) > target:
+        i = int(np.argmax([n / s for n, s in zip(sizes, strides)]))
+        if sizes[i] // strides[i] < 32:
+            break
+        strides[i] += 1
+    return axes, tuple(strides)
+
+
+class _Weak:
+    """Weak-form integrals of the network outputs F(Û) for every derivative multi-index."""
+
+    def __init__(self, assembler: WeakAssembler, alphas: Sequence[tuple[int, ...]], lhs_alphas):
+        self.asm = assembler
+        self.alphas = list(alphas)
+        self.lhs_alphas = list(lhs_alphas)
+
+    def columns(self, F: torch.Tensor) -> torch.Tensor:
+        """(K, S, A) integrals of each output s with each multi-index a. F: (*grid, S)."""
+        return self.asm.integrate_outer(torch.movedim(F, -1, 0), self.alphas)
+
+    def lhs(self, U: torch.Tensor, field_index: Sequence[int]) -> torch.Tensor:
+        """(K, E) left-hand sides for each equation."""
+        vals = torch.stack([U[..., i] for i in field_index], dim=0)
+        return self.asm.integrate(vals, self.lhs_alphas)
+
+
+@dataclass
+class _Quadrature:
+    full_axes: dict
+    strides: tuple
+    axes_np: dict
+    axes: list
+    bounds: dict
+
+
+def _multi_indices(problem, config) -> list[tuple[int, ...]]:
+    """The derivative multi-indices the network's outputs are paired with."""
+    coords = problem.coords
+    space = [c for c in coords if str(c) != "t"]
+    max_order = {str(c): 4 if len(space) == 1 else 2 for c in space}
+    max_order.update(problem.max_order(config.library.max_order))
+    max_order["t"] = 0
+    max_total = None if len(space) == 1 else max(max_order.values())
+    return [
+        tuple(dict(a).get(c, 0) for c in coords)
+        for a in multi_indices(coords, max_order, max_total)
+    ]
+
+
+class NetworkState:
+    """Everything the phases after the warm-up read and train (see the module notes)."""
+
+    def __init__(self, problem, config, device, warm, history) -> None:
+        self.problem, self.config, self.device, self.history = problem, config, device, history
+        self.surrogate = warm.surrogate
+        self.interrupted = warm.interrupted
+        obs, names, tcfg = problem.obs, problem.obs.coord_names, config.tests
+        full_axes, strides = quadrature_axes(obs, config.training.grid_points)
+        axes_np = {n: a[::s] for (n, a), s in zip(full_axes.items(), strides)}
+        # the network phases only need Û on the coarse quadrature grid (and at the data points)
+        axes = [
+            torch.as_tensor(axes_np[n], dtype=self.surrogate.lo.dtype, device=device) for n in names
+        ]
+        bounds = {n: (float(a[0]), float(a[-1])) for n, a in axes_np.items()}
+        self.quad = _Quadrature(full_axes, strides, axes_np, axes, bounds)
+        self.wdtype = torch.float32 if config.training.dtype == "float32" else torch.float64
+        self.A = _multi_indices(problem, config)
+        self.lhs_alphas = [t.orders(names) for t in problem.lhs]
+        self.orders = {
+            n: max([a[i] for a in self.A + self.lhs_alphas]) for i, n in enumerate(names)
+        }
+        self.bump = bump_for_orders(tcfg.test_function, self.orders)
+        self.radius = None
+        if {"cap", "spectrum"} & {tcfg.scale, *(config.final.final_tests or ())}:
+            with torch.no_grad():
+                pred = self.surrogate.grid(axes).double().cpu().numpy()
+            grids = [pred[..., i] for i in range(pred.shape[-1])]
+            self.radius = spectral_radius(axes_np, grids, self.bump)
+        self.tests = self.make_tests(tcfg.scale, tcfg.n_tests)
+        self.asm = WeakAssembler(axes_np, self.tests, self.orders, dtype=self.wdtype, device=device)
+        self.asm64 = WeakAssembler(axes_np, self.tests, self.orders, device=device)
+        self.weak = _Weak(self.asm, self.A, self.lhs_alphas)
+        self.field_index = [obs.field_names.index(t.field_names[0]) for t in problem.lhs]
+        self._network(warm)
+
+    def _network(self, warm) -> None:
+        """The symbolic network, ξ, the data terms, the checkpoint and ‖b‖²."""
+        problem, cfg = self.problem, self.config.search
+        self.net = SymNet(
+            problem.fields,
+            problem.ops,
+            cfg.nodes_per_op,
+            cfg.depth if cfg.search else 2,
+            cfg.counts,
+            seed=problem.seed,
+            dtype=self.wdtype,
+        ).to(self.device)
+        if not cfg.search:  # the ablation "without NAS": the complete network, fixed
+            self.net.fixed = {
+                "depth": self.net.max_depth,
+                "counts": [[self.net.nodes_per_op] * len(self.net.ops)] * self.net.max_depth,
+            }
+        shape = (len(problem.lhs), self.net.width, len(self.A))
+        self.xi = torch.nn.Parameter(torch.zeros(shape, dtype=self.wdtype, device=self.device))
+        self.data = DataTerm(
+            self.surrogate, warm.train, max_points=warm.max_points, seed=problem.seed
+        )
+        self.check = held_out_term(
+            self.surrogate, warm.held, self.data.mode, warm.max_points, problem.seed
+        )
+        # The surrogate the final fit uses is the one with the lowest held-out data loss seen
+        # in any phase (the warm-up's early-stopped one included): on noisy data the joint
+        # phases can go on fitting the noise, and the final regression then differentiates it.
+        self.best = BestCheckpoint(
+            self.surrogate,
+            getattr(self.surrogate, "validation_loss", math.inf),
+            "warmup",
+            self.config.training.warmup_epochs,
+        )
+        with torch.no_grad():  # ℒ_weak is normalised by the warm-up surrogate's ‖b‖²
+            Uc = self.surrogate.grid(self.quad.axes).to(self.wdtype)
+            self.b_norm = (self.weak.lhs(Uc, self.field_index) ** 2).sum(0).clamp_min(1e-30)
+        self.scale = None  # the preconditioner's factors (see set_scale)
+
+    def make_tests(self, scale: str, n: int):
+        """Test functions of radii ``scale`` over the quadrature grid's bounds."""
+        tcfg = self.config.tests
+        return make_tests(
+            self.quad.bounds, n, tcfg.eta, self.problem.seed, self.bump, scale, self.radius
+        )
+
+    # ------------------------------------------------------------------ losses
+    def data_loss(self, phase: str, epoch: int) -> torch.Tensor:
+        """ℒ_data on the training points; offers the held-out loss of the same parameters to
+        the checkpoint."""
+        shared = self.data.shared()
+        loss = self.data.loss(shared)
+        if self.check is not None:
+            with torch.no_grad():
+                val = self.check.loss(shared.detach() if shared is not None else None).item()
+            self.best.offer(val, phase, epoch)
+        return loss
+
+    def set_scale(self, G: torch.Tensor | None) -> None:
+        """Fix the factors ξ = ξ̃·s with s = ‖b_e‖/‖G_sa‖ at the start of a phase (keeping ξ).
+
+        The network's columns differ in size by orders of magnitude (ω³ next to ω_xx), and
+        Adam moves every parameter by about the learning rate: unscaled, a step on the
+        coefficient of a large column overshoots and the weak loss blows up (seen on
+        Navier–Stokes). ξ̃ is then the term's contribution relative to the left-hand side,
+        which is also what the L1 penalty of the pruning phase should weigh. The factors are
+        constant within a phase: re-normalising every step would make a column's weight
+        irrelevant, and L1 would shrink outputs to round-off that is then scaled back up."""
+        if not self.config.training.precondition or G is None:
+            return
+        with torch.no_grad():
+            norms = G.norm(dim=0)  # (S, A)
+            norms = norms.clamp_min(1e-6 * float(norms.max().clamp_min(1e-30)))
+            new = (self.b_norm.sqrt()[:, None, None].to(norms.dtype) / norms[None]).to(
+                self.xi.dtype
+            )
+            old = self.scale if self.scale is not None else 1.0
+            self.xi.mul_(old / new)
+            self.scale = new
+
+    def effective_xi(self) -> torch.Tensor:
+        return self.xi if self.scale is None else self.xi * self.scale
+
+    def losses(self, couple: bool = True, phase: str | None = None, epoch: int = 0):
+        """(ℒ_data, ℒ_weak, G (K, S, A), b (K, E)) of the current parameters."""
+        l_data = self.data_loss(phase, epoch) if phase else self.data.loss()
+        Uc = self.surrogate.grid(self.quad.axes).to(self.wdtype)
+        if not couple:  # the weak loss trains the network only; the data train Û
+            Uc = Uc.detach()
+        F = self.net(Uc)
+        G = self.weak.columns(F)  # (K, S, A)
+        b = self.weak.lhs(Uc, self.field_index)  # (K, E)
+        rhs = torch.einsum("ksa,esa->ke", G, self.effective_xi())
+        l_weak = (((rhs - b) ** 2).sum(0) / self.b_norm).mean()
+        return l_data, l_weak, G, b

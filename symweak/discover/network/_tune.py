@@ -1,0 +1,72 @@
+"""Phase 4: tuning — ξ by least squares every step on the candidate library, while the
+surrogate keeps training on ℒ_data + λ_w ℒ_weak."""
+
+from __future__ import annotations
+
+import torch
+
+from ..._trainer import train_loop
+from .._history import TuneRecord, _subsample
+
+__all__ = ["run"]
+
+
+def _lstsq(G: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Column-scaled least squares, without gradient (ξ is re-solved every step)."""
+    with torch.no_grad():
+        scale = G.norm(dim=0).clamp_min(1e-300)
+        return torch.linalg.lstsq(G / scale, b[:, None]).solution[:, 0] / scale
+
+
+def _leading(cands, Gl, coefs) -> str:
+    """The three largest contributions per equation, for the progress bar."""
+    lead = []
+    for e, c in enumerate(cands.cols):
+        size = Gl[:, c].norm(dim=0) * coefs[e].abs()
+        top = torch.argsort(size.detach(), descending=True)[:3].tolist()
+        lead.append(
+            " ".join(f"{coefs[e][i].item():+.3g}*{cands.library[c[i]].short()}" for i in top)
+        )
+    return " | ".join(lead)
+
+
+def run(state, cands, progress: bool) -> None:
+    t = state.config.training
+    epochs = t.tune_epochs if not state.interrupted else 0
+    opt = torch.optim.Adam(state.surrogate.parameters(), lr=t.lr_joint_surrogate)
+    every = max(1, t.tune_epochs // 50)
+    trajectories: dict = {}
+    lhs_names = [lhs.short() for lhs in state.problem.lhs]
+    last: dict = {}
+
+    def step(epoch: int) -> float:
+        opt.zero_grad(set_to_none=True)
+        _, Gs, bs = cands.system(state, state.quad.axes, [state.asm64])
+        Gl, b = Gs[0], bs[0]
+        coefs = [_lstsq(Gl[:, c], b[:, e]) for e, c in enumerate(cands.cols)]
+        resid = torch.stack([Gl[:, c] @ coefs[e] - b[:, e] for e, c in enumerate(cands.cols)], 1)
+        if epoch % every == 0:
+            for e, name in enumerate(lhs_names):
+                per = trajectories.setdefault(name, {})
+                for j, value in zip(cands.cols[e], coefs[e].tolist()):
+                    per.setdefault(cands.library[j].short(), []).append(value)
+        l_weak = ((resid**2).sum(0) / state.b_norm.double()).mean()
+        loss = state.data_loss("tune", epoch)
+        if "tune" in t.couple:
+            loss = loss + t.lambda_w * l_weak.float()
+        loss.backward()
+        opt.step()
+        last.update(Gl=Gl, coefs=coefs)
+        return float(l_weak.detach())
+
+    def postfix(epoch: int, weak: float) -> dict:  # the loss and the leading candidate terms
+        return {"weak": f"{weak:.2e}", "terms": _leading(cands, last["Gl"], last["coefs"])}
+
+    run = train_loop(epochs, step, desc="tune", progress=progress, postfix=postfix)
+    state.interrupted |= run.interrupted
+    state.history.phases["tune"] = TuneRecord(
+        seconds=run.seconds,
+        epochs=len(run.records),
+        weak_loss=_subsample(run.records),
+        coefficients=trajectories,
+    )

@@ -1,0 +1,108 @@
+"""Per-term complexity weights for the sparsity penalty, and sparse fits of equations tied
+by ``pair`` rules (one joint design)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._errors import SymweakError
+from ..ir import Term, polynomial_degree
+
+__all__ = ["fit_equations", "term_complexity"]
+
+
+def term_complexity(library: Sequence[Term], how: str) -> np.ndarray | None:
+    """Per-term weights for the sparsity penalty: ``"terms"`` (all 1), ``"degree"`` (the
+    polynomial degree of F, at least 1), ``"degree:w"`` (1 + w·(degree − 1): each degree
+    above the first adds w of a term), ``"degree+order"`` (degree + derivative order / 2).
+    A function of the fields counts as its argument's degree (sin u: 1, v·sin u: 2): one
+    operator applied to a field is as simple as the field itself, and a flat 2 kept
+    sine-Gordon's sin u out of the model at σ = 0.2 (it lowers the residual 1.6×)."""
+    per_degree = None
+    if isinstance(how, str) and how.startswith("degree:"):
+        try:
+            per_degree = float(how[len("degree:") :])
+        except ValueError:
+            per_degree = None
+        if per_degree is None or not (np.isfinite(per_degree) and per_degree >= 0):
+            raise SymweakError(
+                f"complexity 'degree:w' needs a number w >= 0 (e.g. 'degree:0.25'), got {how!r}."
+            )
+    elif how not in ("terms", "degree", "degree+order"):
+        raise SymweakError(
+            f"complexity must be 'terms', 'degree', 'degree:w' or 'degree+order', got {how!r}."
+        )
+    if how == "terms":
+        return None
+    out = []
+    for term in library:
+        degree = max(polynomial_degree(term.F, term.fields), 1)
+        if per_degree is not None:
+            w = 1.0 + per_degree * (degree - 1)
+        elif how == "degree+order":
+            w = degree + 0.5 * term.total_order
+        else:
+            w = degree
+        out.append(float(w))
+    return np.array(out)
+
+
+def _tied_design(lib, G, lib_b, G_b, pairs):
+    """The joint design of two tied equations: shared columns for tied term pairs."""
+    pos_a = {t: i for i, t in enumerate(lib)}
+    pos_b = {t: i for i, t in enumerate(lib_b)}
+    partner = {t: (p, k) for t, p, k in pairs if t in pos_a and p in pos_b}
+    used = {p for p, _ in partner.values()}
+    cols, names = [], []
+    zeros_a, zeros_b = np.zeros(G.shape[0]), np.zeros(G_b.shape[0])
+    for t in lib:
+        if t in partner:
+            p, k = partner[t]
+            cols.append(np.concatenate([G[:, pos_a[t]], k * G_b[:, pos_b[p]]]))
+        else:
+            cols.append(np.concatenate([G[:, pos_a[t]], zeros_b]))
+        names.append(("a", t))
+    for p in lib_b:
+        if p not in used:
+            cols.append(np.concatenate([zeros_a, G_b[:, pos_b[p]]]))
+            names.append(("b", p))
+    return np.stack(cols, axis=1), names, partner
+
+
+def fit_equations(designs, ties, fit_fn):
+    """Sparse fits per equation, with the equations tied by ``pair`` rules fitted jointly.
+
+    designs: ``{lhs: (terms, G, b)}``; ties: ``[(lhs A, lhs B, [(T, T', k), ...])]`` meaning
+    B's coefficient of T' is k times A's coefficient of T; fit_fn(G, b, terms) -> Fit.
+    Returns ``{lhs: (rhs dict, fit)}``.
+    """
+    out = {}
+    tied = {a: (b, pairs) for a, b, pairs in ties if a in designs and b in designs}
+    partners = {b for b, _ in tied.values()}
+    for lhs, (lib, G, b) in designs.items():
+        if lhs in partners and lhs not in tied:
+            continue
+        if lhs not in tied:
+            fit = fit_fn(G, b, lib)
+            out[lhs] = ({lib[j]: float(fit.coef[j]) for j in fit.support}, fit)
+            continue
+        other, pairs = tied[lhs]
+        lib_b, G_b, b_b = designs[other]
+        joint, names, partner = _tied_design(lib, G, lib_b, G_b, pairs)
+        fit = fit_fn(joint, np.concatenate([b, b_b]), [t for _, t in names])
+        rhs_a, rhs_b = {}, {}
+        for j in fit.support:
+            side, t = names[j]
+            c = float(fit.coef[j])
+            if side == "a":
+                rhs_a[t] = c
+                if t in partner:
+                    p, k = partner[t]
+                    rhs_b[p] = k * c
+            else:
+                rhs_b[t] = c
+        out[lhs] = (rhs_a, fit)
+        out[other] = (rhs_b, fit)
+    return out
