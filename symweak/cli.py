@@ -238,6 +238,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from .discover import METHODS
+    from .export import TARGETS
     from .regress import CRITERIA
 
     parser = argparse.ArgumentParser(
@@ -277,7 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
         "export", help="write a saved result as LaTeX, NumPy, a simulation script, PyTorch or C"
     )
     p.add_argument("run", help="a result saved by `symweak discover --out RUN.json`")
-    p.add_argument("--to", required=True, choices=["latex", "numpy", "sim", "torch", "c"])
+    p.add_argument("--to", required=True, choices=list(TARGETS))
     p.add_argument("--out", default=None, help="output file (default: standard output)")
     p.add_argument("--periodic", default="", help='periodic space axes, e.g. "x,y"')
     p.add_argument("--accuracy", type=int, default=4, help="finite-difference accuracy (even)")

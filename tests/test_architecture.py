@@ -134,3 +134,14 @@ def test_one_training_loop():
         if "for epoch in range(" in text and name != "symweak._trainer":
             loops.append(name)
     assert loops == []
+
+
+def test_importing_symweak_does_not_import_torch():
+    """torch is loaded by the parts that train or compile, not by ``import symweak`` (the
+    CLI's parsing and ``--version`` stay fast)."""
+    import subprocess
+    import sys
+
+    code = "import sys, symweak; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from ..export._persist import jsonable
+from .._files import jsonable
 
 __all__ = [
     "FinalRecord",

@@ -16,9 +16,6 @@ from ._simulate import Simulation
 
 __all__ = ["Discovery", "Simulation"]
 
-#: export targets by file suffix (``Discovery.export``)
-_BY_SUFFIX = {".tex": "latex", ".py": "numpy", ".c": "c"}
-
 
 class Discovery:
     """The result of :func:`discover`.
@@ -128,15 +125,21 @@ class Discovery:
     def export(self, path, target: str | None = None, **options) -> Path:
         """Write :meth:`to_code` to ``path``; the target follows the suffix when not given
         (``.tex`` LaTeX, ``.py`` NumPy, ``.c`` C)."""
+        from ..export import TARGETS, write
+
         path = Path(path)
         if target is None:
-            if path.suffix not in _BY_SUFFIX:
+            by_suffix: dict[str, str] = {}
+            for t in TARGETS.values():  # the first target of each suffix
+                by_suffix.setdefault(t.suffix, t.name)
+            if path.suffix not in by_suffix:
                 raise SymweakError(
-                    f"Cannot tell the export target from {path.name!r}; name it .tex, .py or "
-                    ".c, or pass target='latex'|'numpy'|'sim'|'torch'|'c'."
+                    f"Cannot tell the export target from {path.name!r}; name it "
+                    f"{', '.join(by_suffix)}, or pass target="
+                    + "|".join(repr(t) for t in TARGETS)
+                    + "."
                 )
-            target = _BY_SUFFIX[path.suffix]
-        from ..export import write
+            target = by_suffix[path.suffix]
 
         write(self.to_code(target, **options), path)
         return path

@@ -11,7 +11,6 @@ import numpy as np
 import sympy
 
 from ..ir import Term
-from ..weak import TestFunctionSet
 
 __all__ = [
     "bump_for_orders",
@@ -44,6 +43,8 @@ def bump_for_orders(test_function: str, orders: Mapping[str, int]) -> str:
 
 def spectral_radius(axes, grids: Sequence[np.ndarray], bump: str) -> dict[str, float]:
     """Per-axis radius read off the spectrum of each field (the largest over the fields)."""
+    from ..weak import TestFunctionSet
+
     radius: dict[str, float] = {}
     for values in grids:
         r = TestFunctionSet.auto_radius(axes, values, bump)
@@ -54,6 +55,8 @@ def spectral_radius(axes, grids: Sequence[np.ndarray], bump: str) -> dict[str, f
 def make_tests(bounds, n: int, eta, seed: int, bump: str, scale: str, radius=None):
     """The test functions for one radii ``scale`` (see :mod:`symweak.discover._config`);
     ``radius`` is the spectral radius that ``"cap"`` and ``"spectrum"`` use."""
+    from ..weak import TestFunctionSet
+
     if scale == "cap":
         return TestFunctionSet.random(bounds, n, eta, seed, bump, scale="cap", radius=radius)
     if scale == "spectrum":

@@ -4,37 +4,16 @@ settings, seed, versions, history, and the surrogate's tensors (base64 of ``torc
 from __future__ import annotations
 
 import json
-import math
 import platform
-from collections.abc import Mapping
 from pathlib import Path
 
-import numpy as np
-
 from .._errors import SymweakError
+from .._files import atomic_write, jsonable
 from .._version import __version__
 
-__all__ = ["FORMAT_VERSION", "jsonable", "read_result", "result_to_dict", "write_result"]
+__all__ = ["FORMAT_VERSION", "read_result", "result_to_dict", "write_result"]
 
 FORMAT_VERSION = 1
-
-
-def jsonable(obj):
-    """``obj`` with NumPy scalars as Python numbers, non-finite floats as strings, tuples as
-    lists and anything else unknown as its ``str``."""
-    if isinstance(obj, Mapping):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return str(obj)
-    if isinstance(obj, (str, int, float, bool)) or obj is None:
-        return obj
-    return str(obj)
 
 
 def result_to_dict(res) -> dict:
@@ -64,7 +43,8 @@ def result_to_dict(res) -> dict:
 def write_result(res, path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result_to_dict(res), indent=2), encoding="utf-8")
+    text = json.dumps(result_to_dict(res), indent=2)
+    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def _read_json(path: Path) -> dict:
