@@ -144,6 +144,19 @@ BAD = [
         lambda: symweak.data.require_points(5, 20, "20 library terms"),
         "Only 5 observation(s) for 20 unknowns",
     ),
+    (
+        lambda: Observations({"t": T4, "x": X4}, {"u": np.array([1.0, 2.0, 1e300, 3.0])}),
+        "Field 'u' has values up to 1e+300 in magnitude; symweak works in float64 and powers "
+        "of such values overflow (limit 1e+100). Rescale it first (e.g. u / 1e+300)",
+    ),
+    (
+        lambda: Observations({"t": T4, "x": X4 * 1e200}, {"u": np.ones(4)}),
+        "Coordinate 'x' has values up to 3e+199 in magnitude",
+    ),
+    (
+        lambda: Observations.from_grid(np.full((3, 4), -1e250), t=[0, 1, 2], x=[0, 1, 2, 3]),
+        "Field 'u' has values up to 1e+250 in magnitude",
+    ),
 ]
 
 
@@ -234,3 +247,76 @@ def test_classic_files_load():
     assert nls.grid.shape == (501, 512) and nls.is_complex
     ks = symweak.load(SHARED / "kuramoto_sivishinky.mat")
     assert ks.grid.shape == (251, 1024)
+
+
+def test_truncated_npz_is_a_clear_error(tmp_path):
+    obs = Observations({"t": T4, "x": X4}, {"u": np.arange(4.0)})
+    path = tmp_path / "data.npz"
+    obs.save(path)
+    path.write_bytes(path.read_bytes()[:40])
+    with pytest.raises(DataError, match=r"data.npz: not a readable .npz file \(BadZipFile: "):
+        symweak.load(path)
+    np.save(tmp_path / "one.npy", np.arange(3.0))
+    (tmp_path / "one.npz").write_bytes((tmp_path / "one.npy").read_bytes())
+    with pytest.raises(DataError, match=r"^one.npz holds one unnamed array, not named arrays"):
+        symweak.load(tmp_path / "one.npz")
+
+
+def test_saving_is_atomic_and_leaves_no_temporary_file(tmp_path, monkeypatch):
+    obs = Observations({"t": T4, "x": X4}, {"u": np.arange(4.0)})
+    path = tmp_path / "data.npz"
+    obs.save(path)
+    before = path.read_bytes()
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(np, "savez_compressed", broken)
+    with pytest.raises(OSError, match="disk full"):
+        Observations({"t": T4, "x": X4}, {"u": np.ones(4)}).save(path)
+    assert path.read_bytes() == before  # the old file is whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.npz"]
+
+
+# ----------------------------------------------------------------- lattices in point columns
+def _columns(obs, order):
+    return {n: v[order] for n, v in obs.coords.items()}, {
+        n: v[order] for n, v in obs.fields.items()
+    }
+
+
+def test_point_columns_of_a_full_grid_are_a_full_grid():
+    full, _ = grid_obs()
+    order = np.random.default_rng(0).permutation(len(full))
+    coords, fields = _columns(full, order)
+    obs = Observations(coords, fields)
+    assert obs.is_full_grid and obs.lattice_found
+    assert obs.grid == full.grid
+    np.testing.assert_array_equal(obs.to_grid("u"), full.to_grid("u"))
+    # the user's columns are kept as given, in their order
+    np.testing.assert_array_equal(obs.coords["x"], coords["x"])
+    np.testing.assert_array_equal(obs.fields["u"], fields["u"])
+    shape = " × ".join(map(str, full.grid.shape))
+    assert repr(obs).startswith(f"<Observations {len(full)} points on a {shape} grid (complete); ")
+
+
+def test_point_columns_of_a_sample_keep_its_grid():
+    full, _ = grid_obs()
+    part = full.sample(0.3, seed=1)
+    order = np.random.default_rng(1).permutation(len(part))
+    obs = Observations(*_columns(part, order))
+    assert obs.grid == full.grid and not obs.is_full_grid
+    np.testing.assert_array_equal(obs.grid_index, part.grid_index[order])
+    assert "53 points on a 11 × 16 grid (30.1% filled); t in [0, 1]" in obs.describe()
+
+
+def test_lattice_values_equal_within_round_off_and_random_points_stay_scattered():
+    full, _ = grid_obs()
+    coords = {n: v * (1 + 1e-13 * np.cos(np.arange(v.size))) for n, v in full.coords.items()}
+    obs = Observations(coords, dict(full.fields))
+    assert obs.is_full_grid
+    np.testing.assert_allclose(obs.grid.axes["x"], full.grid.axes["x"], rtol=1e-12)
+    rng = np.random.default_rng(2)
+    scattered = Observations({"t": rng.uniform(0, 1, 500), "x": rng.uniform(0, 1, 500)},
+                             {"u": rng.normal(size=500)})  # fmt: skip
+    assert scattered.grid is None and "scattered" in scattered.describe()

@@ -102,6 +102,36 @@ def test_bad_requests_fail_before_training(burgers):
         symweak.discover(burgers, seed=0.5)
     with pytest.raises(SymweakError, match="method must be"):
         symweak.discover(burgers, method="magic")
+    with pytest.raises(
+        SymweakError,
+        match=r"seed must be a non-negative integer below 2\*\*63, got -3; use e.g. seed=3",
+    ):
+        symweak.discover(burgers, seed=-3)
+    with pytest.raises(
+        SymweakError,
+        match=r"lhs `u_x` must be a time derivative of one field, such as u_t or u_tt",
+    ):
+        symweak.discover(burgers, lhs="u_x")
+    with pytest.raises(SymweakError, match=r"lhs `u_tx` must be a time derivative"):
+        symweak.discover(burgers, constraints="lhs: u_tx")
+
+
+def test_data_without_dynamics_is_refused():
+    t = np.linspace(0, 1, 11)
+    x = np.linspace(0, 1, 16)
+    flat = symweak.Observations.from_grid(np.full((11, 16), 0.5), t=t, x=x)
+    with pytest.raises(
+        symweak.DataError,
+        match=r"Field 'u' is constant \(every value is 0.5\): there is no dynamics to identify "
+        r"for `u_t`",
+    ):
+        symweak.discover(flat, lhs="u_t")
+    still = symweak.Observations.from_grid(np.tile(np.sin(x), (11, 1)), t=t, x=x)
+    with pytest.raises(
+        symweak.DataError,
+        match=r"Field 'u' does not change in time \(every snapshot is the same\)",
+    ):
+        symweak.discover(still, lhs="u_t")
 
 
 def test_predict_without_surrogate_explains(burgers):

@@ -218,8 +218,26 @@ def observations_from_arrays(
 
 # ---------------------------------------------------------------------------- formats
 def _read_npz(path: Path, **kw) -> Observations:
-    with np.load(path, allow_pickle=False) as data:
-        arrays = {k: data[k] for k in data.files}
+    import zipfile
+
+    try:
+        # the file is opened here so that it is closed when numpy fails on it
+        with open(path, "rb") as fh:
+            data = np.load(fh, allow_pickle=False)
+            if not hasattr(data, "files"):
+                raise DataError(
+                    f"{path.name} holds one unnamed array, not named arrays; write it with "
+                    "numpy.savez(path, t=t, x=x, u=u)."
+                )
+            with data:
+                arrays = {k: data[k] for k in data.files}
+    except DataError:
+        raise
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+        raise DataError(
+            f"{path.name}: not a readable .npz file ({type(exc).__name__}: {exc}); it may be "
+            "truncated or not written by numpy.savez. Write it again."
+        ) from None
     return observations_from_arrays(arrays, path.name, **kw)
 
 

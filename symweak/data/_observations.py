@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import DataError
+from ._lattice import find_lattice
 from ._validate import (
     as_axis,
     as_coordinate,
@@ -27,6 +28,7 @@ from ._validate import (
     check_distinct_points,
     check_extent,
     check_finite,
+    check_magnitude,
     check_names,
     check_same_length,
 )
@@ -134,6 +136,7 @@ class Observations:
         if n == 0:
             raise DataError("No observations: the arrays are empty.")
         check_finite(self.coords, self.fields)
+        check_magnitude(self.coords, self.fields)
         check_extent(self.coords)
         self.clean: dict[str, np.ndarray] | None = None
         if clean is not None:
@@ -160,6 +163,11 @@ class Observations:
             self.grid_index = idx.astype(np.int64, copy=True)
         elif check_duplicates:
             check_distinct_points(self.coords)
+            found = find_lattice(self.coords)
+            if found is not None:  # point columns of a simulation grid: record the grid
+                self.grid, self.grid_index = Grid(found[0]), found[1]
+        #: True when the grid was found in the coordinates (not given)
+        self.lattice_found = grid is None and self.grid is not None
         self.meta: dict[str, Any] = dict(meta or {})
 
     # ------------------------------------------------------------------ constructors
@@ -291,25 +299,28 @@ class Observations:
         return out.reshape(self.grid.shape)
 
     def describe(self) -> str:
-        kind = (
-            f"full grid {'x'.join(map(str, self.grid.shape))}"
-            if self.is_full_grid
-            else (
-                f"{100 * self.ratio:.3g}% of a {'x'.join(map(str, self.grid.shape))} grid"
-                if self.grid is not None
-                else "scattered"
-            )
-        )
         bounds = ", ".join(f"{n} in [{lo:.6g}, {hi:.6g}]" for n, (lo, hi) in self.bounds.items())
         fields = ", ".join(
             f"{n} ({'complex' if np.iscomplexobj(v) else 'real'})" for n, v in self.fields.items()
         )
-        lines = [f"{len(self)} points, {kind}; {bounds}; fields: {fields}"]
+        if self.lattice_found:  # say what was found in the coordinates
+            shape = " × ".join(map(str, self.grid.shape))
+            filled = "complete" if self.is_full_grid else f"{100 * self.ratio:.3g}% filled"
+            lines = [f"{len(self)} points on a {shape} grid ({filled}); {bounds}; fields: {fields}"]
+        else:
+            lines = [f"{len(self)} points, {self._kind()}; {bounds}; fields: {fields}"]
         if "noise" in self.meta:
             lines.append(f"noise sigma_NR = {self.meta['noise']}")
         if "source" in self.meta:
             lines.append(f"source: {self.meta['source']}")
         return "\n".join(lines)
+
+    def _kind(self) -> str:
+        if self.is_full_grid:
+            return f"full grid {'x'.join(map(str, self.grid.shape))}"
+        if self.grid is not None:
+            return f"{100 * self.ratio:.3g}% of a {'x'.join(map(str, self.grid.shape))} grid"
+        return "scattered"
 
     def __repr__(self) -> str:
         return f"<Observations {self.describe().splitlines()[0]}>"

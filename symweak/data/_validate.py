@@ -149,6 +149,28 @@ def check_finite(
                 )
 
 
+#: largest magnitude accepted in coordinates and fields: cubes of the fields (library terms)
+#: and products of coordinates stay finite in float64
+MAX_MAGNITUDE = 1e100
+
+
+def check_magnitude(coords: Mapping[str, np.ndarray], fields: Mapping[str, np.ndarray]) -> None:
+    """No value so large that powers of it overflow float64 (u^3 in a library, σ² in the
+    noise estimate): say which array and how to rescale."""
+    for kind, arrays in (("coordinate", coords), ("field", fields)):
+        for name, arr in arrays.items():
+            if not arr.size:
+                continue
+            largest = float(np.max(np.abs(arr)))
+            if largest > MAX_MAGNITUDE:
+                raise DataError(
+                    f"{kind.capitalize()} {name!r} has values up to {largest:.3g} in magnitude; "
+                    f"symweak works in float64 and powers of such values overflow (limit "
+                    f"{MAX_MAGNITUDE:.0e}). Rescale it first (e.g. {name} / {largest:.0e}); the "
+                    "discovered coefficients then refer to the rescaled variable."
+                )
+
+
 def check_extent(coords: Mapping[str, np.ndarray]) -> None:
     for name, arr in coords.items():
         if arr.size and float(arr.max()) == float(arr.min()):

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import DataError
+from .._files import atomic_write
 
 __all__ = ["WRITERS", "save"]
 
@@ -146,4 +147,5 @@ def save(obs, path, **_options) -> None:
             f"{', '.join(WRITERS)}, or pass an xarray DataArray/Dataset to symweak.load."
         )
     path.parent.mkdir(parents=True, exist_ok=True)
-    WRITERS[ext](obs, path)
+    atomic_write(path, lambda tmp: WRITERS[ext](obs, tmp))
+

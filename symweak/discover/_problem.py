@@ -57,6 +57,11 @@ class Problem:
         obs = as_observations(data)
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise SymweakError(f"seed must be an integer, got {seed!r}.")
+        if not 0 <= int(seed) < 2**63:
+            raise SymweakError(
+                f"seed must be a non-negative integer below 2**63, got {seed}; use e.g. "
+                f"seed={abs(int(seed)) % 2**63}."
+            )
         split: dict[str, tuple[str, str]] = {}
         if obs.is_complex:
             obs, split, lhs = _split_complex(obs, lhs)
@@ -71,6 +76,7 @@ class Problem:
         if cons is not None and cons.ops is not None:
             opset = cons.ops
         lhs_terms = _lhs_terms(lhs, obs, cons)
+        _check_dynamics(obs, lhs_terms)
         bound = _check_rules(rules, obs)
         if split:  # the paper's U(1) hypothesis for complex fields: candidates, not constraints
             from ..rules import U1
@@ -118,6 +124,35 @@ def _lhs_terms(lhs, obs: Observations, constraints: Constraints | None) -> list[
                 f"lhs `{term.short()}` must be a derivative of one field, such as u_t or u_tt."
             )
     return terms
+
+
+def _check_dynamics(obs: Observations, lhs_terms) -> None:
+    """Each left-hand side is a time derivative of a field that changes: a constant field,
+    or one that does not vary in time on a full grid, has no dynamics to identify."""
+    for term in lhs_terms:
+        name = term.field_names[0]
+        orders = dict(zip(obs.coord_names, term.orders(obs.coord_names)))
+        if orders.get("t", 0) < 1 or any(k for c, k in orders.items() if c != "t"):
+            raise SymweakError(
+                f"lhs `{term.short()}` must be a time derivative of one field, such as "
+                f"{name}_t or {name}_tt: symweak discovers evolution equations (the data need "
+                "a time coordinate t)."
+            )
+        values = obs.fields[name]
+        if float(np.ptp(values)) == 0.0:
+            raise DataError(
+                f"Field {name!r} is constant (every value is {values[0]:.6g}): there is no "
+                f"dynamics to identify for `{term.short()}`. Check that the right column was "
+                "loaded."
+            )
+        if obs.is_full_grid and "t" in obs.coord_names:
+            grid = obs.to_grid(name)
+            axis = list(obs.grid.axes).index("t")
+            if float(np.max(np.ptp(grid, axis=axis))) == 0.0:
+                raise DataError(
+                    f"Field {name!r} does not change in time (every snapshot is the same): "
+                    f"there is no dynamics to identify for `{term.short()}`."
+                )
 
 
 def _split_complex(obs: Observations, lhs):
