@@ -154,10 +154,27 @@ def _overrides(args: argparse.Namespace) -> dict:
     return out
 
 
+def _load_options(args: argparse.Namespace) -> dict:
+    """``--coords``, ``--fields`` and ``--rename old=new,...`` for ``load``."""
+    out: dict = {}
+    if args.coords:
+        out["coords"] = args.coords
+    if args.fields:
+        out["fields"] = [f.strip() for f in args.fields.split(",") if f.strip()]
+    if args.rename:
+        pairs = [p.partition("=") for p in args.rename.split(",") if p.strip()]
+        if any(not sep or not a.strip() or not b.strip() for a, sep, b in pairs):
+            raise SymweakError(
+                f"--rename takes old=new pairs, e.g. time=t,X=x; got {args.rename!r}."
+            )
+        out["rename"] = {a.strip(): b.strip() for a, _, b in pairs}
+    return out
+
+
 def _cmd_discover(args: argparse.Namespace) -> int:
     from . import discover, load
 
-    obs = load(args.file)
+    obs = load(args.file, **_load_options(args))
     constraints = None
     if args.constraints:
         with open(args.constraints, encoding="utf-8") as fh:
@@ -255,7 +272,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("discover", help="discover the PDE in a data file")
-    p.add_argument("file", help="observations (.npz, .mat, .h5, .nc)")
+    p.add_argument("file", help="observations (.npz, .mat, .h5, .nc, .csv, .parquet)")
+    p.add_argument("--coords", default=None, help='table columns of the coordinates ("t,x")')
+    p.add_argument("--fields", default=None, help='table columns of the fields ("u,v")')
+    p.add_argument("--rename", default=None, help="rename columns first: time=t,X=x")
     p.add_argument("--ops", default="id,^2,^3,sin,*", help='operator set, e.g. "+,-,*,sin"')
     p.add_argument("--lhs", default=None, help='left-hand side(s), e.g. "u_t" or "u_t, v_t"')
     p.add_argument("--constraints", default=None, help="file with a constraint spec")

@@ -144,3 +144,31 @@ def test_discover_set_options_reach_the_config(tmp_path, monkeypatch, capsys):
     assert "--set: unknown option `kernelz`. Known options: " in capsys.readouterr().err
     assert main(["discover", str(data), "--set", "n_tests"]) == 2
     assert "--set takes key=value, got 'n_tests'" in capsys.readouterr().err
+
+
+def test_discover_reads_a_csv_of_point_columns(tmp_path, monkeypatch, capsys):
+    import numpy as np
+
+    import symweak
+    from symweak.bench import generate
+
+    monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path / "cache"))
+    obs = generate("burgers")
+    order = np.random.default_rng(0).permutation(len(obs))
+    path = tmp_path / "burgers.csv"
+    columns = {"time": obs.coords["t"][order], "x": obs.coords["x"][order]}
+    columns["u"] = obs.fields["u"][order]
+    lines = ["time,x,u,probe"] + [
+        f"{float(a)!r},{float(b)!r},{float(c)!r},p"
+        for a, b, c in zip(columns["time"], columns["x"], columns["u"])
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["discover", str(path), "--rename", "time=t", "--fields", "u"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()[-1]
+    assert out == symweak.discover(obs, lhs="u_t", progress=False).short()
+    assert main(["discover", str(path), "--rename", "time"]) == 2
+    assert "--rename takes old=new pairs, e.g. time=t,X=x; got 'time'." in capsys.readouterr().err
+    assert main(["discover", str(tmp_path / "x.npz"), "--coords", "t,x"]) == 2
+    assert (
+        "x.npz: load() option(s) ['coords'] do not apply to .npz files" in capsys.readouterr().err
+    )

@@ -137,8 +137,9 @@ BAD = [
     (lambda: grid_obs()[0].sample(0.5).sample(0.9), "asks for 158 points but only 88 are observed"),
     (lambda: grid_obs()[0].add_noise(-1), "Noise level must be >= 0, got -1."),
     (
-        lambda: symweak.load("data.csv"),
-        "Unsupported file type '.csv' for data.csv; supported: .npz, .mat, .h5, .hdf5, .nc",
+        lambda: symweak.load("data.txt"),
+        "Unsupported file type '.txt' for data.txt; supported: .npz, .mat, .h5, .hdf5, .nc, "
+        ".csv, .parquet",
     ),
     (
         lambda: symweak.data.require_points(5, 20, "20 library terms"),
@@ -320,3 +321,68 @@ def test_lattice_values_equal_within_round_off_and_random_points_stay_scattered(
     scattered = Observations({"t": rng.uniform(0, 1, 500), "x": rng.uniform(0, 1, 500)},
                              {"u": rng.normal(size=500)})  # fmt: skip
     assert scattered.grid is None and "scattered" in scattered.describe()
+
+
+# ----------------------------------------------------------------- tables (CSV, Parquet)
+@pytest.mark.parametrize("ext", [".csv", ".parquet"])
+def test_tables_round_trip_and_find_their_grid(tmp_path, ext):
+    full, _ = grid_obs()
+    part = full.sample(0.5, seed=3)
+    for obs in (full, part):
+        path = tmp_path / f"data{ext}"
+        obs.save(path)
+        back = symweak.load(path)
+        for name in ("t", "x"):
+            np.testing.assert_array_equal(back.coords[name], obs.coords[name])
+        np.testing.assert_array_equal(back.fields["u"], obs.fields["u"])
+        assert back.grid == full.grid and back.is_full_grid == obs.is_full_grid
+        assert back.meta["source"] == f"data{ext}"
+
+
+def test_csv_with_other_column_names(tmp_path, caplog):
+    path = tmp_path / "probe.csv"
+    path.write_text("time,X,u,station\n0,0,1.5,a\n0,1,2.5,a\n1,0,1.0,b\n1,1,2.0,b\n")
+    with pytest.raises(
+        DataError,
+        match=r"^probe.csv: no time column `t` \(columns: \['time', 'X', 'u', 'station'\]\)\. "
+        r"Name the coordinates with coords='t,x' and map other names with rename=\{'time': 't'\}\.$",
+    ):
+        symweak.load(path)
+    with caplog.at_level("INFO", logger="symweak"):
+        obs = symweak.load(path, rename={"time": "t", "X": "x"})
+    assert obs.field_names == ("u",) and obs.is_full_grid
+    np.testing.assert_array_equal(obs.to_grid("u"), [[1.5, 2.5], [1.0, 2.0]])
+    assert "probe.csv: columns ['station'] are not used" in caplog.text
+    with pytest.raises(DataError, match=r"rename= names column\(s\) \['Time'\]"):
+        symweak.load(path, rename={"Time": "t"})
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (
+            "t,x,u\n0,0,1\n0,1,abc\n1,0,2\n",
+            "bad.csv: column 'u' holds 'abc', not a number on line 3 (data row 2; 1 such value(s) "
+            "in the column). Fill or drop those rows first.",
+        ),
+        ("t,x,u\n0,0,1\n0,1,\n1,0,2\n", "bad.csv: column 'u' is empty on line 3 (data row 2;"),
+        ("t,x,u\n", "bad.csv: the table has a header but no rows."),
+        ("t,x,u,u\n0,0,1,1\n", "bad.csv: column name(s) ['u'] appear twice; rename them."),
+        ("", "bad.csv: not a readable .csv table (EmptyDataError: "),
+    ],
+)
+def test_bad_tables_name_the_file_column_and_line(tmp_path, body, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(body)
+    with pytest.raises(DataError) as info:
+        symweak.load(path)
+    assert message in str(info.value)
+
+
+def test_tables_refuse_complex_fields(tmp_path):
+    obs, _ = grid_obs(complex_field=True)
+    with pytest.raises(
+        DataError, match=r"Tables hold real columns; the field\(s\) \['u'\] are complex"
+    ):
+        obs.save(tmp_path / "c.csv")
+    assert list(tmp_path.iterdir()) == []

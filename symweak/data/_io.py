@@ -26,6 +26,7 @@ import numpy as np
 
 from .._errors import DataError
 from ._observations import Grid, Observations
+from ._tables import read_table
 from ._writers import WRITERS, _require, save
 
 __all__ = ["FORMATS", "from_xarray", "load", "observations_from_arrays", "save"]
@@ -344,7 +345,15 @@ FORMATS: dict[str, tuple[Callable[..., Observations], Callable[[Observations, Pa
     ".h5": (_read_h5, WRITERS[".h5"]),
     ".hdf5": (_read_h5, WRITERS[".hdf5"]),
     ".nc": (_read_nc, WRITERS[".nc"]),
+    ".csv": (read_table, WRITERS[".csv"]),
+    ".parquet": (read_table, WRITERS[".parquet"]),
 }
+
+
+#: the options ``load`` takes per format (the others take ``_ARRAY_OPTIONS``)
+_ARRAY_OPTIONS = frozenset({"layout", "keep_complex", "fields"})
+_TABLE_OPTIONS = frozenset({"coords", "fields", "rename"})
+_OPTIONS = {".csv": _TABLE_OPTIONS, ".parquet": _TABLE_OPTIONS, ".nc": frozenset({"fields"})}
 
 
 def _format(path: Path):
@@ -361,7 +370,8 @@ def load(source, **options) -> Observations:
     """Load observations from a file (by extension) or an xarray object.
 
     Options: ``layout="t,x"`` for ambiguous gridded arrays, ``keep_complex=True`` to keep a
-    complex field whose imaginary part is round-off, ``fields=[...]`` to select fields.
+    complex field whose imaginary part is round-off, ``fields=[...]`` to select fields; for
+    ``.csv`` and ``.parquet`` tables also ``coords="t,x"`` and ``rename={"time": "t"}``.
     """
     if isinstance(source, Observations):
         return source
@@ -375,6 +385,13 @@ def load(source, **options) -> Observations:
         )
     path = Path(source)
     reader, _ = _format(path)
+    accepted = _OPTIONS.get(path.suffix.lower(), _ARRAY_OPTIONS)
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise DataError(
+            f"{path.name}: load() option(s) {unknown} do not apply to {path.suffix.lower()} "
+            f"files; they take {sorted(accepted)}."
+        )
     if not path.is_file():
         raise DataError(f"No such file: {path}.")
     return reader(path, **options)

@@ -127,6 +127,27 @@ def _write_nc(obs, path: Path) -> None:
     ds.to_netcdf(path)
 
 
+def _table(obs) -> dict[str, np.ndarray]:
+    complex_names = [n for n, v in obs.fields.items() if np.iscomplexobj(v)]
+    if complex_names:
+        raise DataError(
+            f"Tables hold real columns; the field(s) {complex_names} are complex. Split them "
+            "first: obs.split_complex({...}), or save as .npz/.h5/.nc."
+        )
+    return {**obs.coords, **obs.fields}
+
+
+def _write_csv(obs, path: Path) -> None:
+    pd = _require("pandas")
+    pd.DataFrame(_table(obs)).to_csv(path, index=False, float_format="%.17g")
+
+
+def _write_parquet(obs, path: Path) -> None:
+    pd = _require("pandas")
+    _require("pyarrow")
+    pd.DataFrame(_table(obs)).to_parquet(path, index=False)
+
+
 #: Extension -> writer.
 WRITERS = {
     ".npz": _write_npz,
@@ -134,6 +155,8 @@ WRITERS = {
     ".h5": _write_h5,
     ".hdf5": _write_h5,
     ".nc": _write_nc,
+    ".csv": _write_csv,
+    ".parquet": _write_parquet,
 }
 
 

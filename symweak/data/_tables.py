@@ -1,0 +1,139 @@
+"""Point columns in tables: CSV (header required) and Parquet, read with pandas/pyarrow.
+
+One row per observation, one column per coordinate and field. Coordinates are the columns
+named ``t``, ``x``, ``y``, ``z`` unless ``coords=`` names them; other names (``time``,
+``X``, ``lon``) are mapped with ``rename={"time": "t"}``. Fields are the remaining numeric
+columns unless ``fields=`` names them; columns not used are left out with a note. Every
+problem names the file, the column and the (1-based, header = line 1) line.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .._errors import DataError
+from ._observations import Observations
+from ._writers import _require
+
+__all__ = ["read_table"]
+
+log = logging.getLogger("symweak")
+
+_COORDS = ("t", "x", "y", "z")
+
+
+def _names(value, what: str, path: Path) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
+        raise DataError(f"{path.name}: {what}= takes column names, e.g. {what}='t,x'.")
+    return list(value)
+
+
+def _header(path: Path) -> list[str]:
+    """A CSV file's column names as written (pandas renames repeated ones to ``u.1``)."""
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            return next(csv.reader(fh), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []  # pandas reports what is wrong with the file
+
+
+def _frame(path: Path):
+    pd = _require("pandas")
+    if path.suffix.lower() == ".csv":
+        header = _header(path)
+        dup = sorted({c for c in header if header.count(c) > 1})
+        if dup:
+            raise DataError(f"{path.name}: column name(s) {dup} appear twice; rename them.")
+    try:
+        if path.suffix.lower() == ".parquet":
+            _require("pyarrow")
+            return pd.read_parquet(path)
+        return pd.read_csv(path)
+    except DataError:
+        raise
+    except Exception as exc:  # pandas raises many types for unreadable tables
+        raise DataError(
+            f"{path.name}: not a readable {path.suffix.lower()} table ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''})."
+        ) from None
+
+
+def _rename(frame, rename: Mapping[str, str] | None, path: Path):
+    if not rename:
+        return frame
+    missing = [k for k in rename if k not in frame.columns]
+    if missing:
+        raise DataError(
+            f"{path.name}: rename= names column(s) {missing} that the file does not have "
+            f"(columns: {list(map(str, frame.columns))})."
+        )
+    return frame.rename(columns=dict(rename))
+
+
+def _column(frame, name: str, path: Path) -> np.ndarray:
+    """One column as float64 (or complex), with the first bad line named."""
+    pd = _require("pandas")
+    values = pd.to_numeric(frame[name], errors="coerce")
+    bad = values.isna().to_numpy()
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        given = frame[name].iloc[row]
+        what = "is empty" if pd.isna(given) else f"holds {str(given)!r}, not a number"
+        raise DataError(
+            f"{path.name}: column {name!r} {what} on line {row + 2} (data row {row + 1}; "
+            f"{int(bad.sum())} such value(s) in the column). Fill or drop those rows first."
+        )
+    return values.to_numpy(dtype=np.float64)
+
+
+def read_table(path: Path, coords=None, fields=None, rename=None, **_ignored) -> Observations:
+    """Observations from a CSV or Parquet table (see the module notes)."""
+    frame = _rename(_frame(path), rename, path)
+    columns = [str(c) for c in frame.columns]
+    if len(set(columns)) != len(columns):
+        dup = sorted({c for c in columns if columns.count(c) > 1})
+        raise DataError(f"{path.name}: column name(s) {dup} appear twice; rename them.")
+    frame.columns = columns
+    if not len(frame):
+        raise DataError(f"{path.name}: the table has a header but no rows.")
+    coord_names = _names(coords, "coords", path) or [c for c in _COORDS if c in columns]
+    if "t" not in coord_names:
+        hint = next((c for c in columns if c.lower() in ("time", "t", "tt")), None)
+        fix = f"rename={{{hint!r}: 't'}}" if hint else "rename={'<time column>': 't'}"
+        raise DataError(
+            f"{path.name}: no time column `t` (columns: {columns}). Name the coordinates with "
+            f"coords='t,x' and map other names with {fix}."
+        )
+    chosen = _names(fields, "fields", path)
+    if chosen is None:  # numeric columns; one with a few bad cells is reported, not dropped
+        pd = _require("pandas")
+        chosen = [
+            c
+            for c in columns
+            if c not in coord_names
+            and pd.to_numeric(frame[c], errors="coerce").notna().mean() >= 0.5
+        ]
+    missing = [c for c in [*coord_names, *chosen] if c not in columns]
+    if missing:
+        raise DataError(
+            f"{path.name}: no column(s) {missing}; the file has {columns}"
+            + (" (use rename= to map names)." if rename is None else ".")
+        )
+    unused = [c for c in columns if c not in coord_names and c not in chosen]
+    if unused:
+        log.info("symweak: %s: columns %s are not used", path.name, unused)
+    return Observations(
+        coords={c: _column(frame, c, path) for c in coord_names},
+        fields={f: _column(frame, f, path) for f in chosen},
+        meta={"source": path.name, **({"unused_columns": unused} if unused else {})},
+    )
