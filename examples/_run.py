@@ -28,7 +28,7 @@ def run(name, ratio, noise, ops, constraints=None, periodic=(), description=""):
     res = symweak.discover(obs, ops=ops, lhs=system.lhs, seed=args.seed, constraints=constraints)
     seconds = time.perf_counter() - start
     print("true:      ", system.true_equations().short())
-    print("discovered:", res.short())
+    print("discovered:", res)
     for s in score_system(res.system, system.true_equations()):
         print(f"TPR = {s.tpr:.2f}, E_inf = {s.e_inf:.4f}, E_2 = {s.e_2:.4f}")
     print(f"{seconds:.1f} s")

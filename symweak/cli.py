@@ -188,7 +188,7 @@ def _cmd_discover(args: argparse.Namespace) -> int:
         method=args.method,
         **_overrides(args),
     )
-    print(res.short())
+    print(res)
     if args.out:
         res.save(args.out)
         print(f"saved {args.out}")
@@ -247,7 +247,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     truth = system.true_equations()
     (sc,) = score_system(res.system, truth)
     print(f"true:       {truth.short()}")
-    print(f"discovered: {res.short()}")
+    print(f"discovered: {res}")
     print(f"TPR = {sc.tpr:.2f}, E_inf = {sc.e_inf:.4f}, E_2 = {sc.e_2:.4f}")
     print(f"{time.perf_counter() - start:.1f} s")
     return 0 if sc.tpr == 1.0 else 1

@@ -145,3 +145,18 @@ def test_second_order_time_2d_wave_small():
     res = symweak.discover(obs, lhs="u_tt", degree=2, max_order=2, n_tests=400)
     s = score(res.ir, SYSTEMS["wave"].true_equation())
     assert s.tpr == 1.0 and s.e_inf < 1e-3
+
+
+def test_people_read_four_digits_files_and_code_keep_all(tmp_path, burgers):
+    res = symweak.discover(burgers.add_noise(0.1, seed=0), lhs="u_t", seed=0, progress=False)
+    full = res.short()
+    # the full text reads back as the same float64 coefficients
+    assert symweak.parse_equation(full).coefficients == res.ir.coefficients
+    assert str(res) == "u_t = -0.5014*d_x(u^2) + 0.09836*u_xx"
+    assert repr(res) == "<Discovery grid: u_t = -0.5014*d_x(u^2) + 0.09836*u_xx>"
+    res.digits = 6
+    assert str(res) == "u_t = -0.501437*d_x(u^2) + 0.0983621*u_xx"
+    res.save(tmp_path / "run.json")
+    assert Discovery.load(tmp_path / "run.json").short() == full
+    (coef,) = [c for t, c in res.ir.coefficients.items() if t.short() == "d_x(u^2)"]
+    assert repr(coef) in res.to_code("numpy")

@@ -74,6 +74,7 @@ def run_case(
         "E_2": [s.e_2 for s in scores],
         "seconds": seconds,
         "equation": res.short(),
+        "equation_display": res.short(res.digits),
         "method": res.method,
         "rules": own_rules,
         "constraints": options["constraints"]
@@ -107,7 +108,7 @@ def format_rows(rows: Sequence[dict]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        eq = r["equation"].replace("\n", " ; ")
+        eq = r.get("equation_display", r["equation"]).replace("\n", " ; ")
         lines.append(
             f"| {r['system']} | {r['ratio']:g} | {r['noise']:g} | {r['seed']} | "
             f"{' / '.join(f'{v:.2f}' for v in r['TPR'])} | {fmt(r['E_inf'])} | {fmt(r['E_2'])} | "

@@ -79,14 +79,21 @@ class Discovery:
             return self.system[0].latex(digits)
         return self.system.latex(digits)
 
-    def short(self) -> str:
-        return self.system.short()
+    #: significant digits of the coefficients in text meant for people (``print(res)``,
+    #: ``repr``, the CLI); ``short()``, ``coefficients``, JSON and exported code keep every
+    #: digit. Set it on the class or on one result.
+    digits: int = 4
+
+    def short(self, digits: int | None = None) -> str:
+        """The equations as text; coefficients exact unless ``digits`` is given."""
+        return self.system.short(digits)
 
     def __str__(self) -> str:
-        return self.short()
+        return self.short(self.digits)
 
     def __repr__(self) -> str:
-        return f"<Discovery {self.method}: {' ; '.join(e.short() for e in self.system)}>"
+        eqs = " ; ".join(e.short(self.digits) for e in self.system)
+        return f"<Discovery {self.method}: {eqs}>"
 
     def predict(self, **coords):
         """Field values at the given coordinates, from the surrogate (``predict(t=..., x=...)``)."""

@@ -144,12 +144,15 @@ class Equation:
         return strong_monomials(self.to_sympy().rhs.doit())
 
     # ----------------------------------------------------------------- printing
-    def short(self) -> str:
+    def short(self, digits: int | None = None) -> str:
+        """``u_t = -0.5*d_x(u^2) + 0.1*u_xx``: coefficients exact (they read back as the same
+        float64), or to ``digits`` significant digits for people."""
         parts = []
         for i, (term, c) in enumerate(self._rhs.items()):
             sign = "-" if c < 0 else "+"
             mag = abs(c)
-            body = term.short() if mag == 1.0 else f"{format_float(mag)}*{term.short()}"
+            num = format_float(mag) if digits is None else f"{mag:.{digits}g}"
+            body = term.short() if mag == 1.0 else f"{num}*{term.short()}"
             parts.append(("-" if sign == "-" else "") + body if i == 0 else f" {sign} {body}")
         return f"{self.lhs.short()} = {''.join(parts) if parts else '0'}"
 
@@ -214,8 +217,8 @@ class System:
     def to_sympy(self) -> list[sympy.Eq]:
         return [e.to_sympy() for e in self.equations]
 
-    def short(self) -> str:
-        return "\n".join(e.short() for e in self.equations)
+    def short(self, digits: int | None = None) -> str:
+        return "\n".join(e.short(digits) for e in self.equations)
 
     def latex(self, digits: int | None = None) -> str:
         rows = r" \\ ".join(e.latex(digits) for e in self.equations)
