@@ -12,6 +12,7 @@ from .data import Observations as Observations
 from .data import load as load
 from .discover import Config as Config
 from .discover import Discovery as Discovery
+from .discover import PDEDiscoverer as PDEDiscoverer
 from .discover import discover as discover
 from .grammar import Constraints as Constraints
 from .grammar import OperatorSet as OperatorSet

@@ -8,6 +8,7 @@ from ._config import ENTRIES as ENTRIES
 from ._config import PAPER_KERNELS as PAPER_KERNELS
 from ._config import PRESETS as PRESETS
 from ._config import Config as Config
+from ._estimator import PDEDiscoverer as PDEDiscoverer
 from ._history import History as History
 from ._problem import Problem as Problem
 from ._result import Discovery as Discovery
@@ -22,6 +23,7 @@ __all__ = [
     "Config",
     "Discovery",
     "History",
+    "PDEDiscoverer",
     "Problem",
     "Simulation",
     "discover",
