@@ -174,9 +174,14 @@ def test_discover_rejects_bad_rules_before_training():
         symweak.discover(obs, rules=[Rule("bad", {"u": sympy.Function("q")(t, x)})])
 
 
-def test_complex_field_given_directly_is_split_with_the_u1_hypothesis():
+def test_complex_field_given_directly_is_split_with_the_u1_hypothesis(caplog):
     obs = generate("nls", cache=False, split=False)
-    res = symweak.discover(obs, lhs="psi_t", progress=False)
+    with caplog.at_level("WARNING", logger="symweak"):
+        res = symweak.discover(obs, lhs="psi_t", progress=False)
+    assert (
+        "symweak: complex field(s) split into real and imaginary parts (psi = u + i v) with the "
+        "U(1) hypothesis; left-hand sides psi_t -> u_t, v_t" in caplog.text
+    )
     assert res.settings["complex_split"] == {"psi": ["u", "v"]}
     assert res.history.grid.rules[0]["rule"] == "u1(u, v)"
     truth = symweak.System(

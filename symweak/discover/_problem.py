@@ -165,14 +165,20 @@ def _split_complex(obs: Observations, lhs):
         pair = ("u", "v") if len(complex_names) == 1 and not {"u", "v"} & taken else None
         names[f] = pair or (f"{f}re", f"{f}im")
     obs = obs.split_complex(names)
+    given = lhs
     if lhs is None:
         lhs = ", ".join(f"{a}_t, {b}_t" for a, b in names.values())
     elif isinstance(lhs, str):
         for f, (a, b) in names.items():
             lhs = re.sub(rf"\b{re.escape(f)}_(t+)\b", rf"{a}_\1, {b}_\1", lhs)
-    log.info(
-        "symweak: complex field(s) split into real and imaginary parts: %s",
+    # a warning, so that it shows without any logging set up: the run now has one equation
+    # per part (and takes longer than the user may expect)
+    log.warning(
+        "symweak: complex field(s) split into real and imaginary parts (%s) with the U(1) "
+        "hypothesis; left-hand sides %s -> %s",
         ", ".join(f"{f} = {a} + i {b}" for f, (a, b) in names.items()),
+        given if given is not None else "(default)",
+        lhs,
     )
     return obs, names, lhs
 
