@@ -95,7 +95,17 @@ BAD = [
     ),
     (
         lambda: Observations({"time": T4, "x": X4}, {"u": np.ones(4)}),
-        "Coordinate name 'time' is not a single letter",
+        "Coordinate name 'time' is not a single letter. symweak writes derivatives as u_xx, so "
+        "each coordinate must be one letter (t, x, y, z, ...). Map it with rename={'time': 't'} "
+        "(Observations, load).",
+    ),
+    (
+        lambda: Observations({"t": T4, "lon": X4}, {"u": np.ones(4)}),
+        "Map it with rename={'lon': 'x'}",
+    ),
+    (
+        lambda: Observations({"time": T4, "x": X4}, {"u": np.ones(4)}, rename={"Time": "t"}),
+        "rename= names ['Time'], which are neither coordinates (['time', 'x']) nor fields (['u']).",
     ),
     (
         lambda: Observations({"s": T4, "x": X4}, {"u": np.ones(4)}),
@@ -386,3 +396,9 @@ def test_tables_refuse_complex_fields(tmp_path):
     ):
         obs.save(tmp_path / "c.csv")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_rename_maps_names_and_keeps_values():
+    obs = Observations({"time": T4, "X": X4}, {"h": np.arange(4.0)}, rename={"time": "t", "X": "x"})
+    assert obs.coord_names == ("t", "x") and obs.field_names == ("h",)
+    np.testing.assert_array_equal(obs.coords["t"], T4)

@@ -77,6 +77,20 @@ class Grid:
         return hash((self.names, self.shape))
 
 
+def _renamed(coords: Mapping, fields: Mapping, rename: Mapping[str, str]):
+    """Coordinates and fields with names mapped by ``rename`` (``{"time": "t"}``)."""
+    unknown = [k for k in rename if k not in coords and k not in fields]
+    if unknown:
+        raise DataError(
+            f"rename= names {unknown}, which are neither coordinates ({list(coords)}) nor "
+            f"fields ({list(fields)})."
+        )
+    return (
+        {rename.get(k, k): v for k, v in coords.items()},
+        {rename.get(k, k): v for k, v in fields.items()},
+    )
+
+
 def _order_coords(coords: Mapping[str, Any]) -> list[str]:
     names = list(coords)
     if "t" in names:
@@ -99,7 +113,10 @@ class Observations:
         Optional noise-free values at the same points, for evaluation only.
     grid, grid_index:
         Set by :meth:`from_grid` and sampling: the grid the points lie on and their flat
-        indices in it.
+        indices in it (found by itself when point columns lie on a lattice).
+    rename:
+        ``{"time": "t", "X": "x"}``: names to map first (symweak writes derivatives as
+        ``u_xx``, so coordinates are single letters and time is ``t``).
 
     Every check runs here, before anything else; arrays are copied, never changed.
     """
@@ -114,12 +131,15 @@ class Observations:
         grid_index: np.ndarray | None = None,
         meta: Mapping[str, Any] | None = None,
         check_duplicates: bool = True,
+        rename: Mapping[str, str] | None = None,
     ) -> None:
         if not isinstance(coords, Mapping) or not isinstance(fields, Mapping):
             raise DataError(
                 "Observations(coords=..., fields=...) take mappings of names to arrays, e.g. "
                 "Observations(coords={'t': t, 'x': x}, fields={'u': u})."
             )
+        if rename:
+            coords, fields = _renamed(coords, fields, rename)
         names = _order_coords(coords)
         check_names(names, list(fields))
         self.coords: dict[str, np.ndarray] = {n: as_coordinate(n, coords[n]) for n in names}

@@ -36,7 +36,13 @@ def check_names(coord_names, field_names) -> None:
 
     try:
         for name in coord_names:
-            validate_coord_name(name)
+            try:
+                validate_coord_name(name)
+            except IRError as exc:
+                usual = "t" if str(name).lower().startswith("t") else "x"
+                raise IRError(
+                    f"{exc} Map it with rename={{{name!r}: {usual!r}}} (Observations, load)."
+                ) from None
         for name in field_names:
             validate_field_name(name)
     except IRError as exc:
