@@ -24,9 +24,7 @@ def advection_diffusion(nt=41, nx=128, c=1.0, D=0.1):
 @pytest.fixture(scope="module")
 def result():
     obs = advection_diffusion().sample(0.1, seed=0).add_noise(0.05, seed=0)
-    return obs, symweak.discover(
-        obs, ops="id,^2,*", lhs="u_t", seed=0, **FAST, progress=False
-    )
+    return obs, symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, **FAST, progress=False)
 
 
 def test_network_recovers_advection_diffusion(result):
@@ -100,14 +98,20 @@ def test_network_is_deterministic(result):
         ("final_switch", 0.5, r"final_switch must be a number >= 1, got 0\.5"),
         ("criterion", "aic", "criterion must be one of 'wsindy', 'elbow', 'bic', 'log', got 'aic'"),
         ("correction_width", -1, "correction_width must be > 0, got -1"),
-        ("kernels", 0, "kernels must be 'auto' or a positive integer, got 0"),
-        ("kernels", "many", "kernels must be 'auto' or a positive integer, got 'many'"),
+        ("kernels", 0, "kernels must be 'auto', 'compare' or a positive integer, got 0"),
+        ("kernels", "many", "kernels must be 'auto', 'compare' or a positive integer, got 'many'"),
         (
             "kernel_choices",
             (),
             r"kernel_choices must be a non-empty list of positive integers, got \(\)",
         ),
         ("kernel_choices", (64, -1), r"kernel_choices must be .* got \(64, -1\)"),
+        (
+            "points_per_kernel",
+            (10,),
+            r"points_per_kernel must be two positive numbers \(clean, noisy\), got \(10,\)",
+        ),
+        ("noise_threshold", -0.1, r"noise_threshold must be a number >= 0, got -0\.1"),
     ],
 )
 def test_bad_network_option_is_rejected_before_training(option, value, message):
@@ -118,7 +122,9 @@ def test_bad_network_option_is_rejected_before_training(option, value, message):
 
 def test_unknown_option_is_rejected_naming_the_known_ones():
     obs = advection_diffusion().sample(0.1, seed=0)
-    with pytest.raises(symweak.SymweakError, match=r"Unknown option `kernelz`\. Known options: .*kernels"):
+    with pytest.raises(
+        symweak.SymweakError, match=r"Unknown option `kernelz`\. Known options: .*kernels"
+    ):
         symweak.discover(obs, kernelz=10)
 
 
@@ -126,7 +132,9 @@ def test_old_network_dictionary_warns_and_names_the_new_keywords():
     obs = advection_diffusion().sample(0.1, seed=0)
     with (
         pytest.warns(DeprecationWarning, match=r"pass the options as keywords instead: kernels=0"),
-        pytest.raises(symweak.SymweakError, match="kernels must be 'auto' or a positive"),
+        pytest.raises(
+            symweak.SymweakError, match="kernels must be 'auto', 'compare' or a positive"
+        ),
     ):
         symweak.discover(obs, ops="id,^2", network={"kernels": 0}, progress=False)
     with (
@@ -144,7 +152,9 @@ def test_an_option_the_method_does_not_read_is_an_error():
     ):
         symweak.discover(obs, ops="id,^2", threshold=0.1, progress=False)
     full = advection_diffusion()
-    with pytest.raises(symweak.SymweakError, match=r"Option `kernels` is read by the network method only"):
+    with pytest.raises(
+        symweak.SymweakError, match=r"Option `kernels` is read by the network method only"
+    ):
         symweak.discover(full, ops="id,^2", kernels=64, progress=False)
 
 
@@ -314,9 +324,9 @@ def test_kernel_count_rule_keeps_the_smallest_within_one_standard_error():
     assert choose_kernels([(64, _Trial([])), (1000, _Trial([]))], []) == (1, {})
 
 
-def test_automatic_kernel_count_trains_each_choice_and_keeps_the_rule_s_pick():
+def test_compared_kernel_count_trains_each_choice_and_keeps_the_rule_s_pick():
     obs = advection_diffusion().sample(0.1, seed=0).add_noise(0.05, seed=0)
-    opts = dict(FAST, kernels="auto", kernel_choices=(16, 200))
+    opts = dict(FAST, kernels="compare", kernel_choices=(16, 200))
     res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, **opts, progress=False)
     warm = res.history.phases["warmup"]
     table = warm.kernel_choice
@@ -332,3 +342,34 @@ def test_automatic_kernel_count_trains_each_choice_and_keeps_the_rule_s_pick():
     res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, **opts, progress=False)
     assert res.history.phases["warmup"].kernels == 1000
     assert res.history.phases["warmup"].kernel_choice == {}
+
+
+def test_kernel_rule_counts_points_per_gaussian_and_snaps_to_the_choices():
+    from symweak.discover import Config
+    from symweak.discover.network._warmup import rule_kernels
+
+    cfg = Config().surrogate
+    # one Gaussian per 10 clean / 40 noisy observations, nearest choice in ratio
+    assert rule_kernels(646, 0.0, cfg) == 64  # Burgers 2.5 %
+    assert rule_kernels(2586, 0.0, cfg) == 250  # Burgers 10 %
+    assert rule_kernels(2586, 0.27, cfg) == 64  # Burgers 10 %, sigma 0.2
+    assert rule_kernels(16064, 0.12, cfg) == 250  # KS 25 %, sigma 0.1
+    assert rule_kernels(16064, 0.0, cfg) == 1000
+    assert rule_kernels(10, 0.0, cfg) == 64
+    assert rule_kernels(10**7, 1.0, cfg) == 1000
+    assert rule_kernels(2586, 0.049, cfg) == 250 and rule_kernels(2586, 0.05, cfg) == 64
+
+
+def test_automatic_kernel_count_is_one_warm_up_from_the_rule_and_is_seeded():
+    obs = advection_diffusion().sample(0.1, seed=0)
+    noisy = obs.add_noise(0.2, seed=0)
+    runs = []
+    for data in (obs, noisy, noisy):
+        opts = dict(FAST, kernels="auto", warmup_epochs=20, search_epochs=0, prune_epochs=0)
+        res = symweak.discover(data, ops="id,^2", lhs="u_t", seed=0, progress=False, **opts)
+        runs.append(res.history.phases["warmup"])
+    clean, rough, again = runs
+    assert clean.kernel_choice == {} and rough.kernel_choice == {}  # no comparison ran
+    assert clean.noise["u"] < 0.05 <= rough.noise["u"]
+    assert len(obs) == 525 and clean.kernels == 64 and rough.kernels == 64
+    assert again.noise == rough.noise and again.final_loss == rough.final_loss

@@ -157,14 +157,26 @@ class SelectionConfig:
 class SurrogateConfig:
     """The forward response learner Û = MLP(FE(t, X)) (paper: N = 1000, d' = 4, 2 × 32 tanh).
 
-    ``kernels="auto"``: on data of at most ``auto_kernels_points`` observations, warm up one
-    surrogate per count of ``kernel_choices`` and keep the smallest whose held-out loss is
-    within one standard error of the best; on larger data, or with ``validation=0``, the
+    ``kernels="auto"``: one Gaussian per ``points_per_kernel[0]`` observations, or per
+    ``points_per_kernel[1]`` when the data are noisy (estimated noise ≥ ``noise_threshold``
+    of the field's spread), taken to the nearest count of ``kernel_choices`` (in ratio):
+    one warm-up, no comparison. ``kernels="compare"``: on data of at most
+    ``auto_kernels_points`` observations, warm up one surrogate per count of
+    ``kernel_choices`` and keep the smallest whose held-out loss is within one standard
+    error of the best (three warm-ups); on larger data, or with ``validation=0``, the
     paper's 1000."""
 
-    kernels: int | str = _entry("auto", NETWORK, "Gaussians per feature N, or 'auto'")
-    kernel_choices: tuple = _entry((64, 250, PAPER_KERNELS), NETWORK, "counts 'auto' compares")
-    auto_kernels_points: int = _entry(100_000, NETWORK, "'auto' compares up to this many points")
+    kernels: int | str = _entry(
+        "auto", NETWORK, "Gaussians per feature N, 'auto' (a rule) or 'compare' (held-out)"
+    )
+    kernel_choices: tuple = _entry(
+        (64, 250, PAPER_KERNELS), NETWORK, "counts 'auto' picks from and 'compare' compares"
+    )
+    auto_kernels_points: int = _entry(100_000, NETWORK, "'compare' compares up to this many points")
+    points_per_kernel: tuple = _entry(
+        (10, 40), NETWORK, "'auto': observations per Gaussian, (clean, noisy)"
+    )
+    noise_threshold: float = _entry(0.05, NETWORK, "'auto': estimated noise/std counted as noisy")
     features: int = _entry(4, NETWORK, "embedding features d'")
     hidden: int = _entry(32, NETWORK, "MLP width")
     layers: int = _entry(2, NETWORK, "MLP hidden layers")
@@ -178,12 +190,21 @@ class SurrogateConfig:
 
     def validate(self) -> None:
         k = self.kernels
-        if k == "auto":
+        if k in ("auto", "compare"):
             c = self.kernel_choices
             if not (isinstance(c, (tuple, list)) and c and all(_is_int(v) and v > 0 for v in c)):
                 _fail("kernel_choices", "a non-empty list of positive integers", c)
+            p = self.points_per_kernel
+            if not (
+                isinstance(p, (tuple, list))
+                and len(p) == 2
+                and all(_is_number(v) and v > 0 for v in p)
+            ):
+                _fail("points_per_kernel", "two positive numbers (clean, noisy)", p)
+            if not (_is_number(self.noise_threshold) and self.noise_threshold >= 0):
+                _fail("noise_threshold", "a number >= 0", self.noise_threshold)
         elif not (_is_int(k) and k > 0):
-            _fail("kernels", "'auto' or a positive integer", k)
+            _fail("kernels", "'auto', 'compare' or a positive integer", k)
         for name in ("features", "hidden", "layers", "auto_kernels_points"):
             v = getattr(self, name)
             if not (_is_int(v) and v >= 1):

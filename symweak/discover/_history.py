@@ -41,13 +41,15 @@ class PhaseRecord:
 
 @dataclass
 class WarmupRecord:
-    """The surrogate warm-up: the kept kernel count and, with ``kernels="auto"``, the
-    held-out loss and its standard error per count (``{kernels: [loss, se]}``)."""
+    """The surrogate warm-up: the kept kernel count; with ``kernels="compare"``, the
+    held-out loss and its standard error per count (``{kernels: [loss, se]}``); with
+    ``kernels="auto"``, the estimated noise per field (fraction of its spread) the rule read."""
 
     seconds: float
     final_loss: float | None
     kernels: int
     kernel_choice: dict = field(default_factory=dict)
+    noise: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from torch import nn
 
 from .._errors import SymweakError
 from .._seeds import child_seed
-from ._embedding import GaussianEmbedding
+from ._embedding import GaussianEmbedding, PointTiles
 
 __all__ = ["MLP", "Surrogate", "choose_device", "plain_mlp_like", "split_points"]
 
@@ -408,6 +408,11 @@ class DataTerm:
             )
         pts = np.stack([obs.coords[n] for n in model.coord_names], axis=1)
         self.points = torch.as_tensor(pts, dtype=dtype, device=dev)
+        self.tiles = None
+        if mode == "points" and diagonal:
+            # scattered points: grouped once into boxes, so each step evaluates only the
+            # Gaussians near each box (GaussianEmbedding.sparse)
+            self.tiles = PointTiles.build(model.normalise(self.points))
         self.max_points = max_points if max_points and max_points < len(obs) else None
         self._gen = torch.Generator().manual_seed(child_seed(seed, "batches"))
 
@@ -436,6 +441,8 @@ class DataTerm:
         if self.mode == "gather":
             idx = self.axis_index if batch is None else self.axis_index[batch]
             return model.head(model.embedding.gather(self.normed, idx))
+        if self.tiles is not None and batch is None:
+            return model.head(model.embedding.sparse(self.tiles))
         return model(self.points if batch is None else self.points[batch])
 
     def loss(self, shared: torch.Tensor | None = None) -> torch.Tensor:

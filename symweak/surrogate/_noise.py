@@ -1,0 +1,69 @@
+"""How noisy are the observations? A model-free estimate from each point's neighbours.
+
+Developer notes: for each point, a quadratic in the coordinates is fitted by least squares to
+its ``k`` nearest neighbours (coordinates scaled to [-1, 1], the point itself left out) and
+evaluated at the point; the leave-one-out residuals of a smooth field are then mostly noise.
+Their robust scale (median of r², divided by the median of χ²₁ = 0.4549, square-rooted),
+relative to the field's standard deviation, is the estimate. It reads high where the field
+varies on scales finer than the neighbourhood, which is why it only separates "clean" from
+"noisy" and is not a noise measurement to quote: on the paper's rows (sampled as the paper
+does) it gives ≤ 0.03 on every clean row (2-D wave at 5 %: 0.027; the 1-D rows ≤ 0.0004) and
+0.12–0.47 on every noisy one (σ = 0.1 and 0.2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["estimate_noise"]
+
+
+def _design(offsets: np.ndarray) -> np.ndarray:
+    """[1, d_a, d_a d_b (a ≤ b)] for offsets (n, k, D) -> (n, k, m)."""
+    n, k, D = offsets.shape
+    cols = [np.ones((n, k))] + [offsets[..., a] for a in range(D)]
+    cols += [offsets[..., a] * offsets[..., b] for a in range(D) for b in range(a, D)]
+    return np.stack(cols, axis=-1)
+
+
+def estimate_noise(obs, k: int | None = None, max_points: int = 20_000, seed: int = 0) -> dict:
+    """``{field: noise / std}`` estimated from the data alone (see the module notes).
+
+    ``k`` neighbours (default: three times the quadratic's coefficients); at most
+    ``max_points`` points are evaluated (a seeded subset; their neighbours come from all
+    points). Fields that are constant give 0."""
+    from scipy.spatial import cKDTree
+
+    names = obs.coord_names
+    X = np.stack([np.asarray(obs.coords[n], dtype=np.float64) for n in names], axis=1)
+    D = X.shape[1]
+    m = 1 + D + D * (D + 1) // 2
+    k = k or 3 * m
+    n = X.shape[0]
+    if n <= k + 1:
+        return {f: float("nan") for f in obs.field_names}
+    lo, hi = X.min(0), X.max(0)
+    Z = 2.0 * (X - lo) / np.where(hi > lo, hi - lo, 1.0) - 1.0
+    at = np.arange(n)
+    if n > max_points:
+        at = np.sort(np.random.default_rng(seed).choice(n, size=max_points, replace=False))
+    _, nb = cKDTree(Z).query(Z[at], k + 1)
+    nb = nb[:, 1:]  # leave the point itself out
+    A = _design(Z[nb] - Z[at][:, None, :])  # (p, k, m)
+    AtA = np.einsum("pki,pkj->pij", A, A) + 1e-12 * np.eye(m)
+    out = {}
+    for f in obs.field_names:
+        u = np.asarray(obs.fields[f], dtype=np.float64)
+        scale = float(np.std(u))
+        if not scale > 0:
+            out[f] = 0.0
+            continue
+        u = (u - u.mean()) / scale
+        rhs = np.einsum("pki,pk->pi", A, u[nb])
+        try:
+            coef = np.linalg.solve(AtA, rhs[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            coef = np.stack([np.linalg.lstsq(a, b, rcond=None)[0] for a, b in zip(A, u[nb])])
+        r = u[at] - coef[:, 0]
+        out[f] = float(np.sqrt(np.median(r * r) / 0.4549))
+    return out
