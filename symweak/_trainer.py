@@ -11,14 +11,35 @@ from __future__ import annotations
 
 import logging
 import math
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["BestCheckpoint", "LoopResult", "train_loop"]
+__all__ = ["BestCheckpoint", "LoopResult", "announce", "interactive", "train_loop"]
 
 log = logging.getLogger("symweak")
+
+
+def interactive() -> bool:
+    """Whether progress bars can redraw in place: a terminal, or a Jupyter notebook's widget.
+    Elsewhere (stderr sent to a file or a CI log) a bar would write a line per refresh."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return False
+    if any(c.__module__ == "tqdm.notebook" for c in tqdm.__mro__):
+        return True
+    stream = sys.stderr
+    return bool(getattr(stream, "isatty", None) and stream.isatty())
+
+
+def announce(text: str, progress: bool = True) -> None:
+    """One line for the person waiting (stderr, with ``progress``) and the log."""
+    log.info("%s", text)
+    if progress:
+        print(f"symweak: {text}", file=sys.stderr, flush=True)
 
 
 @dataclass
@@ -41,15 +62,19 @@ def train_loop(
 ) -> LoopResult:
     """Run ``step(epoch)`` for ``epochs`` epochs and collect what it returns.
 
-    ``progress``: a tqdm bar named ``desc``; ``postfix(epoch, record)`` gives its post-fix
-    every ``every`` epochs. Ctrl-C ends the loop after the last finished epoch
-    (``interrupted`` is then True and a warning names the phase); nothing is rolled back."""
+    ``progress``: a tqdm bar named ``desc`` where it can redraw in place (a terminal, a
+    notebook), else one line when the loop ends (``desc: N epochs in S s``), so that a log
+    file gets a line per phase and not one per refresh; ``postfix(epoch, record)`` gives the
+    bar's post-fix every ``every`` epochs. Ctrl-C ends the loop after the last finished
+    epoch (``interrupted`` is then True and a warning names the phase); nothing is rolled
+    back."""
     out = LoopResult()
     bar = None
-    if progress:
+    lines = progress and not interactive()
+    if progress and not lines:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=epochs, desc=desc, leave=False)
+        bar = tqdm(total=epochs, desc=desc, leave=False, mininterval=0.5)
     start = time.perf_counter()
     try:
         for epoch in range(epochs):
@@ -67,6 +92,10 @@ def train_loop(
         if bar is not None:
             bar.close()
         out.seconds = time.perf_counter() - start
+    if lines and epochs:
+        shown = postfix(len(out.records) - 1, out.records[-1]) if postfix and out.records else None
+        extra = "".join(f", {k} {v}" for k, v in (shown or {}).items())
+        announce(f"{desc or 'training'}: {len(out.records)} epochs in {out.seconds:.1f} s{extra}")
     return out
 
 

@@ -83,9 +83,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from .bench import CLASSIC_FILES, classic_observations, format_rows, get_system, run_case
 
     if args.name == "speed":
-        from .bench._speed import speed_report
+        from .bench._speed import speed_report, user_data_report
 
-        for line in speed_report(three_d=args.three_d):
+        if args.user_data:
+            report = user_data_report(two_d=args.two_d)
+        else:
+            report = speed_report(three_d=args.three_d)
+        for line in report:
             print(line, flush=True)
         return 0
     rows = []
@@ -333,6 +337,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shared", default="../shared/data", help="folder of the classic files")
     p.add_argument("--json", default=None, help="also write the rows as JSON")
     p.add_argument("--3d", dest="three_d", action="store_true", help="speed: also the 3-D grid")
+    p.add_argument(
+        "--user-data",
+        action="store_true",
+        help="speed: end-to-end times on point columns (lattice, scattered, complete grid)",
+    )
+    p.add_argument(
+        "--2d", dest="two_d", action="store_true", help="speed --user-data: also wave and NS"
+    )
     p.add_argument("--out", help="output file (.npz, .mat, .h5, .nc); default NAME.npz")
     p.add_argument("--ratio", type=float, default=1.0, help="sampling ratio r (default 1)")
     p.add_argument("--noise", type=float, default=0.0, help="noise level sigma_NR (default 0)")

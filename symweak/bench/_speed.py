@@ -7,7 +7,7 @@ import time
 import numpy as np
 import torch
 
-__all__ = ["speed_report"]
+__all__ = ["columns", "scattered", "speed_report", "user_data_report"]
 
 
 def _median_time(fn, repeats: int = 5) -> float:
@@ -105,4 +105,120 @@ def speed_report(three_d: bool = False) -> list[str]:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
         result = out.stdout.strip() or out.stderr.strip().splitlines()[-1]
         lines.append(f"surrogate 101x300x150 grid forward+backward (checkpointed slabs): {result}")
+    return lines
+
+
+def columns(obs, seed: int = 0):
+    """``obs`` as a user has it: point columns in a shuffled order, no grid metadata."""
+    from ..data import Observations
+
+    order = np.random.default_rng(seed).permutation(len(obs))
+    return Observations(
+        coords={n: np.array(v[order]) for n, v in obs.coords.items()},
+        fields={n: np.array(v[order]) for n, v in obs.fields.items()},
+    )
+
+
+def scattered(name: str, n: int, noise: float = 0.0, seed: int = 0):
+    """``n`` points at uniformly random coordinates in the system's domain (off any lattice),
+    with values interpolated (cubic, periodic axes wrapped) from its simulated grid, then
+    noise as in the paper: truly scattered data, as a user's sensors give them."""
+    from scipy.interpolate import RegularGridInterpolator
+
+    from ..data import Observations
+    from ._systems import generate
+
+    full = generate(name)
+    axes = full.grid.axes
+    names = list(axes)
+    values = {}
+    for f in full.field_names:
+        grid = np.empty(full.grid.size)
+        grid[full.grid_index] = full.fields[f]
+        values[f] = grid.reshape(full.grid.shape)
+    padded = []
+    for i, a in enumerate(axes.values()):
+        step = a[1] - a[0]
+        if i == 0:
+            padded.append(a)
+            continue
+        # spatial axes of the benchmark systems are periodic: wrap 3 points each side
+        period = a[-1] - a[0] + step
+        padded.append(np.concatenate([a[-3:] - period, a, a[:3] + period]))
+        for f in values:
+            v = values[f]
+            values[f] = np.concatenate(
+                [np.take(v, range(-3, 0), axis=i), v, np.take(v, range(3), axis=i)], axis=i
+            )
+    rng = np.random.default_rng(seed)
+    pts = np.stack([rng.uniform(a[0], a[-1], n) for a in axes.values()], axis=1)
+    fields = {
+        f: RegularGridInterpolator(padded, v, method="cubic")(pts) for f, v in values.items()
+    }
+    obs = Observations(coords={c: pts[:, i] for i, c in enumerate(names)}, fields=fields)
+    return obs.add_noise(noise, seed=seed) if noise > 0 else obs
+
+
+def _timed_discovery(label: str, obs, ops: str, lhs, constraints=None) -> str:
+    from ..discover import discover
+
+    start = time.perf_counter()
+    res = discover(obs, ops=ops, lhs=lhs, seed=0, progress=False, constraints=constraints)
+    seconds = time.perf_counter() - start
+    warm = res.history.phases.get("warmup")
+    how = f"{res.method}" + (f", N={warm.kernels}" if warm is not None else "")
+    return f"{label}: {seconds:.1f} s ({how}) {res.short(res.digits)}"
+
+
+def user_data_report(two_d: bool = False) -> list[str]:
+    """End-to-end times on data shaped like a user's (point columns, no grid metadata)."""
+    from ..surrogate import DataTerm, Surrogate
+    from ._systems import generate
+
+    lines = [f"torch threads: {torch.get_num_threads()}"]
+    full = generate("burgers")
+    lattice = columns(full.sample(0.1, seed=0).add_noise(0.2, seed=0))
+    off = scattered("burgers", len(lattice), noise=0.2, seed=0)
+    model = Surrogate.for_observations(off, kernels=1000, seed=0)
+    for label, mode in (("sparse", "points"), ("dense", "dense")):
+        data = DataTerm(model, off, "points")
+        if mode == "dense":
+            data.tiles = None  # the point-by-point evaluation of every Gaussian
+
+            def run(data=data):
+                model.zero_grad(set_to_none=True)
+                model.head(model.embedding._points(model.normalise(data.points))).sum().backward()
+        else:
+
+            def run(data=data):
+                model.zero_grad(set_to_none=True)
+                data.loss().backward()
+
+        lines.append(
+            f"surrogate forward+backward, {len(off)} off-lattice points, N=1000 ({label}): "
+            f"{1e3 * _median_time(run, 3):.0f} ms"
+        )
+    ops = "+,-,*,sin"
+    lines.append(f"1-D lattice as columns, {lattice!r}")
+    lines.append(_timed_discovery("  end to end", lattice, ops, "u_t"))
+    lines.append(f"1-D truly scattered, {off!r}")
+    lines.append(_timed_discovery("  end to end", off, ops, "u_t"))
+    whole = columns(full)
+    start = time.perf_counter()
+    whole = columns(full)
+    build = time.perf_counter() - start
+    lines.append(f"1-D complete grid as shuffled columns, {whole!r} (read in {build:.1f} s)")
+    lines.append(_timed_discovery("  end to end", whole, ops, "u_t"))
+    if two_d:
+        from ._systems import get_system
+
+        for name, ratio in (("wave", 0.05), ("navier_stokes", 0.1)):
+            system = get_system(name)
+            obs = columns(generate(name).sample(ratio, seed=0))
+            lines.append(f"2-D {name} {ratio:g} as columns, {obs!r}")
+            lines.append(
+                _timed_discovery(
+                    "  end to end", obs, system.ops, system.lhs, system.rules or None
+                )
+            )
     return lines
