@@ -93,7 +93,18 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             print(line, flush=True)
         return 0
     rows = []
-    if args.name == "fullgrid":
+    if args.name == "zoo":
+        from .bench._zoo import zoo_cases
+
+        seeds = _seeds(args.seeds)
+        for system in zoo_cases(args.half):
+            for seed in seeds:
+                row = run_case(system.name, args.ratio, args.noise, seed, columns=True)
+                row["half"] = system.settings["half"]
+                rows.append(row)
+                print(format_rows([row]).splitlines()[-1], flush=True)
+        print(zoo_summary(rows))
+    elif args.name == "fullgrid":
         folder = Path(args.shared)
         names = args.rest or list(CLASSIC_FILES)
         for name in names:
@@ -124,6 +135,34 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2), encoding="utf-8")
     return 0
+
+
+def _seeds(text: str) -> list[int]:
+    try:
+        seeds = [int(v) for v in str(text).split(",") if v.strip()]
+    except ValueError:
+        seeds = []
+    if not seeds or any(v < 0 for v in seeds):
+        raise SymweakError(f"--seeds must be integers >= 0 separated by commas, got {text!r}.")
+    return seeds
+
+
+def zoo_summary(rows) -> str:
+    """The recovery rate (every equation with TPR = 1) per half and overall."""
+    lines = []
+    for half in ("tune", "validate"):
+        mine = [r for r in rows if r.get("half") == half]
+        if mine:
+            ok = sum(all(v == 1.0 for v in r["TPR"]) for r in mine)
+            lines.append(
+                f"{half} half: TPR = 1 in {ok} of {len(mine)} runs ({100 * ok / len(mine):.0f} %)"
+            )
+    ok = sum(all(v == 1.0 for v in r["TPR"]) for r in rows)
+    lines.append(
+        f"all: TPR = 1 in {ok} of {len(rows)} runs"
+        + (f" ({100 * ok / len(rows):.0f} %)" if rows else "")
+    )
+    return "\n".join(lines)
 
 
 def _parse_value(text: str):
@@ -330,13 +369,20 @@ def build_parser() -> argparse.ArgumentParser:
             "sweep (`symweak bench fullgrid [NAMES] [--classic]`)."
         ),
     )
-    p.add_argument("name", help="a system name, `data`, `fullgrid` or `speed`")
+    p.add_argument("name", help="a system name, `data`, `fullgrid`, `zoo` or `speed`")
     p.add_argument("rest", nargs="*", help="system name(s) after `data` / `fullgrid`")
     p.add_argument("--noises", type=float, nargs="+", default=[0.0, 0.01, 0.1, 0.25, 0.5, 1.0])
     p.add_argument("--classic", action="store_true", help="fullgrid: use PDE-FIND's files")
     p.add_argument("--shared", default="../shared/data", help="folder of the classic files")
     p.add_argument("--json", default=None, help="also write the rows as JSON")
     p.add_argument("--3d", dest="three_d", action="store_true", help="speed: also the 3-D grid")
+    p.add_argument(
+        "--half",
+        choices=["tune", "validate", "all"],
+        default="all",
+        help="zoo: which half (defaults are tuned on `tune` only; `validate` is reported)",
+    )
+    p.add_argument("--seeds", default="0", help="zoo: seeds, e.g. 0,1,2")
     p.add_argument(
         "--user-data",
         action="store_true",

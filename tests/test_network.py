@@ -373,3 +373,44 @@ def test_automatic_kernel_count_is_one_warm_up_from_the_rule_and_is_seeded():
     assert clean.noise["u"] < 0.05 <= rough.noise["u"]
     assert len(obs) == 525 and clean.kernels == 64 and rough.kernels == 64
     assert again.noise == rough.noise and again.final_loss == rough.final_loss
+
+
+def test_terms_with_fitted_constants_are_told_apart():
+    from symweak.discover._shared import has_fitted_constants
+
+    fitted = ["d_xx(sin(0.8678*u - 0.06562))", "sin(2.5*u)", "d_x(u*sin(u/2))"]
+    plain = ["u_xx", "d_x(u^2)", "sin(u)", "d_x(u*sin(u))", "d_xx(u^3)"]
+    assert [has_fitted_constants(symweak.parse_term(t)) for t in fitted] == [True] * 3
+    assert [has_fitted_constants(symweak.parse_term(t)) for t in plain] == [False] * 5
+    obs = advection_diffusion().sample(0.1, seed=0)
+    with pytest.raises(symweak.SymweakError, match=r"readable_slack must be a number >= 0, got -1"):
+        symweak.discover(obs, ops="id,^2", lhs="u_t", readable_slack=-1, progress=False)
+
+
+def test_polynomial_closure_covers_every_monomial_under_the_library_s_derivatives():
+    from symweak.discover.network._extract import closure
+
+    u, v = symweak.parse_term("u").F, symweak.parse_term("v").F
+    lib = [symweak.parse_term("d_xx(sin(0.14*u))"), symweak.parse_term("d_x(u*sin(0.14*u))")]
+    terms = {t.short() for t in closure(lib, [u])}
+    assert terms == {
+        f"{d}({p})" if p != "u" else f"u_{d[2:]}"
+        for d in ("d_x", "d_xx")
+        for p in ("u", "u^2", "u^3")
+    }
+    two = closure([symweak.parse_term("v_x")], [u, v], degree=2)
+    assert sorted(t.short() for t in two) == sorted(
+        ["u_x", "v_x", "d_x(u^2)", "d_x(u*v)", "d_x(v^2)"]
+    )
+
+
+def test_snapped_open_forms_round_inner_constants_and_drop_constants():
+    from symweak.discover.network._extract import snapped
+
+    lib = [
+        symweak.parse_term("d_xx(sin(1.056*u + 0.0927))"),
+        symweak.parse_term("d_x(u*sin(0.94*u))"),
+        symweak.parse_term("sin(0.2*u)"),  # snaps to sin(0): a constant, dropped
+        symweak.parse_term("u_xx"),  # nothing to snap
+    ]
+    assert [t.short() for t in snapped(lib)] == ["d_xx(sin(u))", "d_x(u*sin(u))"]

@@ -37,6 +37,7 @@ def run_case(
     seed: int = 0,
     data: Observations | None = None,
     rules: bool = True,
+    columns: bool = False,
     **options,
 ) -> dict:
     """Sample, add noise, discover, and score against the true equations.
@@ -55,7 +56,12 @@ def run_case(
         obs = obs.sample(ratio, seed=seed)
     if noise > 0.0:
         obs = obs.add_noise(noise, seed=seed)
+    if columns:
+        from ._speed import columns as as_columns
+
+        obs = as_columns(obs, seed=seed)
     options.setdefault("lhs", system.lhs)
+    options.setdefault("ops", system.ops)
     own_rules = bool(rules and system.rules and "constraints" not in options)
     if own_rules:
         options["constraints"] = system.rules
@@ -77,6 +83,7 @@ def run_case(
         "equation_display": res.short(res.digits),
         "method": res.method,
         "rules": own_rules,
+        "columns": columns,
         "constraints": options["constraints"]
         if isinstance(options.get("constraints"), str)
         else None,

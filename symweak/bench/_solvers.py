@@ -67,21 +67,30 @@ def etdrk4_1d(u0, L, nonlinear, t_out, substeps: int, real: bool = True) -> np.n
 
     ``nonlinear(v_hat) -> N_hat`` works on dealiased Fourier coefficients. ``t_out`` must
     be uniformly spaced from its first value; each output interval is split into
-    ``substeps`` ETDRK4 steps.
+    ``substeps`` ETDRK4 steps. Several fields: ``u0`` of shape (F, nx) and ``L`` of shape
+    (F, nk) integrate them together (the output is then (nt, F, nx)).
     """
-    t_out = np.asarray(t_out, dtype=float)
-    dt_out = float(t_out[1] - t_out[0])
-    h = dt_out / substeps
-    n = u0.size
+    n = np.shape(u0)[-1]
     fwd = np.fft.rfft if real else np.fft.fft
 
     def inv(v):
         return np.fft.irfft(v, n) if real else np.fft.ifft(v)
 
-    mask = _dealias_mask(n, real)
-    E, E2, Q, f1, f2, f3 = etdrk4_coefficients(L, h)
+    return etdrk4(u0, L, nonlinear, t_out, substeps, fwd, inv, _dealias_mask(n, real), real)
+
+
+def etdrk4(u0, L, nonlinear, t_out, substeps, fwd, inv, mask, real=True) -> np.ndarray:
+    """ETDRK4 for any transform: ``fwd``/``inv`` map physical arrays to coefficients and
+    back (along the trailing axes), ``L`` the linear symbol of the coefficients' shape,
+    ``mask`` the dealiasing mask. Returns the physical arrays at ``t_out``."""
+    u0 = np.asarray(u0)
+    t_out = np.asarray(t_out, dtype=float)
+    h = float(t_out[1] - t_out[0]) / substeps
+    L = np.asarray(L)
+    coeffs = etdrk4_coefficients(L.ravel(), h)
+    E, E2, Q, f1, f2, f3 = (c.reshape(L.shape) for c in coeffs)
     v = fwd(u0)
-    out = np.empty((t_out.size, n), dtype=float if real else complex)
+    out = np.empty((t_out.size, *u0.shape), dtype=float if real else complex)
     out[0] = u0
     for i in range(1, t_out.size):
         for _ in range(substeps):

@@ -10,17 +10,15 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .._errors import DataError
 from ..data import Observations, load
-from ..grammar import parse_equation
-from ..ir import Equation, System
 from . import _solvers as S
+from ._system import BenchmarkSystem
+from ._zoo import ZOO
 
 __all__ = ["SYSTEMS", "BenchmarkSystem", "cache_dir", "generate", "get_system"]
 
@@ -35,43 +33,6 @@ def cache_dir() -> Path:
         return Path(env).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "symweak"
-
-
-@dataclass(frozen=True)
-class BenchmarkSystem:
-    """A benchmark: how to generate it and the equation(s) it obeys.
-
-    ``equations`` are written over the fields as the discovery sees them (NLS: the real and
-    imaginary parts u, v). ``settings`` are the paper's sampling ratios and noise levels.
-    """
-
-    name: str
-    title: str
-    equations: tuple[str, ...]
-    coords: tuple[str, ...]
-    fields: tuple[str, ...]
-    params: dict
-    generator: Callable[..., dict]
-    lhs: str
-    ops: str = "id,^2,^3,sin,*"
-    aux_fields: tuple[str, ...] = ()
-    split: dict | None = None
-    rules: str = ""
-    periodic: tuple[str, ...] = ()
-    description: str = ""
-    settings: dict = field(default_factory=dict)
-
-    def true_equations(self) -> System:
-        coords = ",".join(self.coords)
-        return System(parse_equation(e, coords=coords, fields=self.fields) for e in self.equations)
-
-    def true_equation(self) -> Equation:
-        system = self.true_equations()
-        if len(system) != 1:
-            raise DataError(
-                f"{self.name} is a system of {len(system)} equations; use true_equations()."
-            )
-        return system[0]
 
 
 # ---------------------------------------------------------------------------- generators
@@ -346,15 +307,21 @@ def get_system(name: str) -> BenchmarkSystem:
         "kuramoto_sivashinsky": "ks",
     }
     key = aliases.get(key, key)
-    if key not in SYSTEMS:
-        raise DataError(f"Unknown benchmark system {name!r}; known: {', '.join(SYSTEMS)}.")
-    return SYSTEMS[key]
+    if key in SYSTEMS:
+        return SYSTEMS[key]
+    if key in ZOO:
+        return ZOO[key]
+    raise DataError(
+        f"Unknown benchmark system {name!r}; known: {', '.join(SYSTEMS)}, "
+        f"and the zoo's {', '.join(ZOO)}."
+    )
 
 
 def _cache_key(system: BenchmarkSystem, overrides: dict) -> str:
-    blob = json.dumps(
-        {"v": GENERATOR_VERSION, "name": system.name, **overrides}, sort_keys=True, default=str
-    )
+    key = {"v": GENERATOR_VERSION, "name": system.name, **overrides}
+    if "version" in system.settings:  # a zoo case's own generator version
+        key["case_version"] = system.settings["version"]
+    blob = json.dumps(key, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 

@@ -295,6 +295,11 @@ class FinalFitConfig:
     final_grid: str = _entry("full", NETWORK, "'full' (the data's grid) or 'coarse'")
     data_correction: bool = _entry(True, NETWORK, "also try the data's deviation from Û")
     correction_width: float = _entry(0.33, NETWORK, "its smoothing width (mean spacings)")
+    readable_slack: float = _entry(
+        0.25,
+        NETWORK,
+        "prefer terms without fitted constants inside F while the residual grows at most this",
+    )
 
     def validate(self) -> None:
         for scale in self.final_tests or ():
@@ -309,6 +314,7 @@ class FinalFitConfig:
             ("final_test_ratio", 0, False, "a number >= 0"),
             ("final_test_budget", 0, False, "a number >= 0"),
             ("final_switch", 1, False, "a number >= 1"),
+            ("readable_slack", 0, False, "a number >= 0"),
         ):
             v = getattr(self, name)
             if not (_is_number(v) and (v > low if strict else v >= low)):

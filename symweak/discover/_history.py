@@ -72,6 +72,9 @@ class FinalRecord:
     tests: str
     n_tests: int
     residuals: dict = field(default_factory=dict)
+    #: with an open-form term (fitted constants inside F) in the fit: the residuals of the
+    #: fit with it ("open") and of the fit from terms without ("readable"), and which was kept
+    readable: dict = field(default_factory=dict)
 
 
 @dataclass

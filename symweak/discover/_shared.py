@@ -80,6 +80,12 @@ def filter_library(library: Sequence[Term], lhs_terms: Sequence[Term], constrain
     return out
 
 
+def has_fitted_constants(term) -> bool:
+    """Whether ``term``'s F holds numbers that are not integers (constants a fit put there:
+    sin(0.8678 u − 0.0656) yes; u², sin u, u·sin v no)."""
+    return any(not c.is_integer for c in term.F.atoms(sympy.Number))
+
+
 def distinct_functions(terms: Sequence[Term]) -> tuple[list[sympy.Expr], dict]:
     """The distinct F of ``terms`` in first-seen order, and ``{F: position}``."""
     funcs: list[sympy.Expr] = []

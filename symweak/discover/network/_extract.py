@@ -4,16 +4,68 @@ candidate term. The candidates then go through the constraints and the rules."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 import sympy
 import torch
 
-from ..._errors import SymweakError
+from ..._errors import IRError, SymweakError
 from ...compile import compile_expressions
+from ...ir import Term
 from ...symnet import library_from_network
-from .._shared import distinct_functions, equation_libraries, filter_library, union
+from .._shared import (
+    distinct_functions,
+    equation_libraries,
+    filter_library,
+    has_fitted_constants,
+    union,
+)
+
+#: the polynomial closure's highest degree
+CLOSURE_DEGREE = 3
+
+
+def snapped(library) -> list:
+    """Each open-form term with its inner constants snapped to the nearest integers
+    (sin(1.056 u + 0.0927) -> sin(u), u·sin(0.94 u) -> u·sin(u)), where that leaves a
+    function of the fields (not a constant or zero): the readable alternative fit offers
+    them, so a term the data need keeps its readable form."""
+    out: dict = {}
+    for term in library:
+        numbers = [c for c in term.F.atoms(sympy.Number) if not c.is_integer]
+        if not numbers:
+            continue
+        F = term.F.xreplace({c: sympy.Integer(round(float(c))) for c in numbers})
+        if F.is_number or F == term.F:
+            continue
+        try:
+            _, canon = Term(F, term.alpha).canonical()
+        except IRError:
+            continue
+        out.setdefault(canon, None)
+    return list(out)
+
+
+def closure(library, fields, degree: int = CLOSURE_DEGREE) -> list:
+    """The polynomial closure of a library: every monomial of the fields up to ``degree``
+    under every derivative multi-index the library uses (canonical terms). It is what a
+    readable equation can be written in: an open-form term with fitted inner constants
+    (d_xx(sin(0.14 u))) is often a polynomial in disguise over the data's range."""
+    alphas = list(dict.fromkeys(t.alpha for t in library))
+    out: dict = {}
+    for d in range(1, degree + 1):
+        for combo in itertools.combinations_with_replacement(fields, d):
+            mono = sympy.Mul(*combo)
+            for alpha in alphas:
+                try:
+                    _, term = Term(mono, alpha).canonical()
+                except IRError:
+                    continue
+                out.setdefault(term, None)
+    return list(out)
+
 
 __all__ = ["Candidates", "run"]
 
@@ -31,6 +83,9 @@ class Candidates:
     functions: torch.nn.Module
     lib_index: list
     lib_alphas: list
+    #: per equation, the columns of the readable alternative fit: the library's terms
+    #: without fitted constants inside F plus the polynomial closure (see ``closure``)
+    readable_cols: list | None = None
 
     def system(self, state, grid_axes, assemblers, chunk: int | None = None):
         """(Û on the grid, [weak columns G of the library], [left-hand sides b]) in float64,
@@ -91,14 +146,39 @@ def run(state) -> Candidates:
             "The symbolic network produced no candidate term (every output was pruned). Try a "
             "smaller lambda_r, more search epochs, or a different operator set."
         )
+    # the readable alternative (final fit): terms without fitted constants, the open forms
+    # with their constants snapped, and the polynomial closure, where no rule reshapes the
+    # libraries
+    has_rules = bool(problem.rules) or bool(
+        problem.constraints is not None and problem.constraints.rules
+    )
+    extra = []
+    if not has_rules and any(has_fitted_constants(t) for t in library):
+        lhs_set = set(problem.lhs)
+        offered = [*snapped(library), *closure(library, problem.fields)]
+        extra = [
+            t
+            for t in dict.fromkeys(filter_library(offered, problem.lhs, None))
+            if t not in lhs_set and t not in set(library) and not has_fitted_constants(t)
+        ]
+        if problem.constraints is not None:
+            forbid = set(problem.constraints.forbid)
+            extra = [t for t in extra if t not in forbid]
+    library = library + extra
     funcs, index = distinct_functions(library)
     functions = compile_expressions(funcs, problem.fields, trainable=False).to(state.device)
     position = {t: i for i, t in enumerate(library)}
     names = problem.obs.coord_names
+    readable_cols = [
+        [position[t] for t in libraries[lhs] if not has_fitted_constants(t)]
+        + [position[t] for t in extra if t not in set(libraries[lhs])]
+        for lhs in problem.lhs
+    ]
     return Candidates(
         library=library,
         libraries=libraries,
         ties=ties,
+        readable_cols=readable_cols,
         cols=[[position[t] for t in libraries[lhs]] for lhs in problem.lhs],
         functions=functions,
         lib_index=[index[t.F] for t in library],

@@ -9,6 +9,19 @@ residual with them, 0.04 % with radii η·L_i). Larger supports also average noi
 better without being more accurate (advection-diffusion at 5 % noise: 1.2× smaller
 residual, u_xx 13 % off instead of 2 %), hence a factor rather than the smallest residual.
 
+Readable terms: an open-form term whose F has constants fitted inside it (sin(0.8678 u −
+0.0656)) is, over the range of the data, often a Taylor-disguised polynomial: d_xx of it
+stands in for u_xx. A scientist cannot use that, so when the kept fit holds such a term the
+fit is made again from the terms without fitted constants (polynomials, sin u, u·sin v, …)
+and the library's polynomial closure (every monomial up to degree 3 under the derivatives
+the library uses: the network may have offered only open forms), and kept when its
+residual is at most ``readable_slack`` (25 %) larger (tuned on the zoo's tuning half:
+at 10 % Kuramoto–Sivashinsky with other coefficients kept d_xx(sin(0.1394 u)), 10.6 %
+below the readable fit, and at 25 % came back as −0.58 d_x(u²) − 1.19 u_xx − 0.81 u_xxxx).
+Open forms are also offered with their inner constants snapped to integers (sin(1.056 u +
+0.0927) -> sin u), so a term the data need keeps a readable form; one with no readable
+stand-in costs far more than 25 % to drop and stays.
+
 With ``data_correction`` each scale is also tried on the surrogate's columns plus the
 observations' own deviation from it (named "<scale>+data"): on clean data this removes the
 surrogate's bias (sparse Navier–Stokes: the true model's residual 13 % -> 0.7 %, ν recovered
@@ -31,7 +44,7 @@ from ...ir import Equation
 from ...regress import fit_equations, mstls, term_complexity, tls_refit
 from ...weak import WeakAssembler
 from .._history import FinalRecord, FitRecord
-from .._shared import kept_indices
+from .._shared import has_fitted_constants, kept_indices
 from ._correction import residual_correction
 
 __all__ = ["run"]
@@ -105,17 +118,20 @@ def _systems(state, cands, scales, n_final):
     return dict(zip(scales, zip(Gs, bs, corrections)))
 
 
-def _select(state, cands, G, b, refit=None):
+def _select(state, cands, G, b, refit=None, readable=False):
     """Sparse fits of every equation (``{lhs: (rhs, fit)}``) and the fits made, keyed by the
     design each was made on (its library and left-hand side); with ``refit`` (what a
     previous call on the same system made) each design's support is refitted by total least
-    squares instead of selected again."""
+    squares instead of selected again; with ``readable`` only terms without fitted
+    constants inside F are offered."""
     sel, constraints = state.config.selection, state.problem.constraints
     Gn, bn = G.cpu().numpy(), b.cpu().numpy()
-    designs = {
-        lhs: ([cands.library[j] for j in cands.cols[e]], Gn[:, cands.cols[e]], bn[:, e])
-        for e, lhs in enumerate(state.problem.lhs)
-    }
+    designs = {}
+    for e, lhs in enumerate(state.problem.lhs):
+        cols = [
+            j for j in cands.cols[e] if not (readable and has_fitted_constants(cands.library[j]))
+        ]
+        designs[lhs] = ([cands.library[j] for j in cols], Gn[:, cols], bn[:, e])
     made: dict[tuple, object] = {}
 
     def fit_fn(G, b, lib):
@@ -157,22 +173,52 @@ def run(state, cands) -> list[Equation]:
             tried[name] = (residual, found, system, made)
     smallest = min(v[0] for v in tried.values())
     chosen = next(k for k, v in tried.items() if v[0] <= cfg.final.final_switch * smallest)
-    _, results, system, made = tried[chosen]
+    residual, results, system, made = tried[chosen]
+    readable = _prefer_readable(state, cands, system, residual, results)
+    only_readable = readable.get("kept") == "readable"
+    if only_readable:
+        results, made = readable["fit"]
+    readable.pop("fit", None)
     if cfg.final.final_estimator == "tls":
         # the candidates are compared by their least-squares residuals (above); the kept
         # one's supports are then refitted
-        results, _ = _select(state, cands, *system, refit=made)
+        results, _ = _select(state, cands, *system, refit=made, readable=only_readable)
     history.phases["final"] = FinalRecord(
         seconds=time.perf_counter() - start,
         tests=chosen,
         n_tests=n_final,
         residuals={k: v[0] for k, v in tried.items()},
+        readable=readable,
     )
     history.fits = [
         FitRecord(lhs=lhs.short(), residual=results[lhs][1].residual, method=results[lhs][1].method)
         for lhs in state.problem.lhs
     ]
     return [Equation(lhs, results[lhs][0]) for lhs in state.problem.lhs]
+
+
+def _prefer_readable(state, cands, system, residual, results) -> dict:
+    """The fit from terms without fitted constants, when the kept fit holds an open-form
+    term: ``{"open": r, "readable": r', "kept": ..., "fit": (results, made)}`` (empty when
+    there was nothing to replace or ``readable_slack`` is 0)."""
+    slack = state.config.final.readable_slack
+    used = [t for rhs, _ in results.values() for t in rhs if has_fitted_constants(t)]
+    if not slack or not used:
+        return {}
+    found, made = _select(state, cands, *system, readable=True)
+    if any(not rhs for rhs, _ in found.values()):
+        return {}
+    other = float(np.mean([fit.residual for _, fit in found.values()]))
+    kept = "readable" if other <= (1.0 + slack) * residual else "open"
+    log.info(
+        "final fit: open-form terms %s (residual %.4g) vs terms without fitted constants "
+        "(%.4g): keeping the %s fit",
+        ", ".join(map(str, used)),
+        residual,
+        other,
+        kept,
+    )
+    return {"open": residual, "readable": other, "kept": kept, "fit": (found, made)}
 
 
 def _surrogate_choice(state):

@@ -1,0 +1,50 @@
+"""A benchmark system: how to generate it and the equation(s) it obeys (the paper's eight
+in ``_systems``, the zoo in ``_zoo``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .._errors import DataError
+from ..grammar import parse_equation
+from ..ir import Equation, System
+
+__all__ = ["BenchmarkSystem"]
+
+
+@dataclass(frozen=True)
+class BenchmarkSystem:
+    """A benchmark: how to generate it and the equation(s) it obeys.
+
+    ``equations`` are written over the fields as the discovery sees them (NLS: the real and
+    imaginary parts u, v). ``settings`` are the paper's sampling ratios and noise levels.
+    """
+
+    name: str
+    title: str
+    equations: tuple[str, ...]
+    coords: tuple[str, ...]
+    fields: tuple[str, ...]
+    params: dict
+    generator: Callable[..., dict]
+    lhs: str
+    ops: str = "id,^2,^3,sin,*"
+    aux_fields: tuple[str, ...] = ()
+    split: dict | None = None
+    rules: str = ""
+    periodic: tuple[str, ...] = ()
+    description: str = ""
+    settings: dict = field(default_factory=dict)
+
+    def true_equations(self) -> System:
+        coords = ",".join(self.coords)
+        return System(parse_equation(e, coords=coords, fields=self.fields) for e in self.equations)
+
+    def true_equation(self) -> Equation:
+        system = self.true_equations()
+        if len(system) != 1:
+            raise DataError(
+                f"{self.name} is a system of {len(system)} equations; use true_equations()."
+            )
+        return system[0]
