@@ -17,6 +17,7 @@ STREAMS = {
     "held_out_subset": 15485863,
     "held_out_batches": 1,
     "batches": 104729,
+    "stability": 1299709,
 }
 
 

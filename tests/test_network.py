@@ -60,7 +60,12 @@ def test_network_result_has_a_surrogate(result):
     # least squares, whose residual is larger (least squares minimises it) but not by much
     kept = np.mean([fit.residual for fit in res.history.fits])
     assert final.residuals["cap"] < kept < 1.1 * final.residuals["cap"]
-    assert [fit.method for fit in res.history.fits] == ["mstls[log]+tls"]
+    # the kept variant's support comes from stability selection (20 halves of the tests)
+    assert [fit.method for fit in res.history.fits] == ["stability[20x0.5, p>=0.6]+tls"]
+    probs = res.history.fits[0].probabilities
+    assert probs["u_x"] == 1.0 and probs["u_xx"] == 1.0  # the true terms: every half
+    assert all(p < 0.6 for t, p in probs.items() if t not in ("u_x", "u_xx")), probs
+    assert res.inclusion_probabilities == probs
 
 
 def test_final_fit_uses_the_surrogate_with_the_lowest_held_out_loss(result):

@@ -140,6 +140,12 @@ class SelectionConfig:
         "terms", BOTH, "per-term sparsity weight: 'terms', 'degree', 'degree:w', 'degree+order'"
     )
     debias: bool = _entry(True, GRID, "remove the bias noise puts into nonlinear terms")
+    stability_resamples: int = _entry(
+        20, NETWORK, "final fit: stability selection over this many halves of the tests (0: off)"
+    )
+    stability_threshold: float = _entry(
+        0.6, NETWORK, "stability selection: keep terms chosen on at least this fraction"
+    )
 
     def validate(self) -> None:
         from ..regress import CRITERIA, term_complexity
@@ -151,6 +157,11 @@ class SelectionConfig:
         term_complexity([], self.complexity)  # an unknown name fails here, before training
         if not isinstance(self.debias, bool):
             _fail("debias", "True or False", self.debias)
+        if not (_is_int(self.stability_resamples) and self.stability_resamples >= 0):
+            _fail("stability_resamples", "an integer >= 0", self.stability_resamples)
+        t = self.stability_threshold
+        if not (_is_number(t) and 0 < t <= 1):
+            _fail("stability_threshold", "a number in (0, 1]", t)
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,8 @@ class FitRecord:
     method: str
     threshold: float | None = None
     library_size: int | None = None
+    #: stability selection: ``{term: inclusion probability}`` over the equation's library
+    probabilities: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -62,6 +62,17 @@ class Discovery:
         return eqs[0] if len(eqs) == 1 else eqs
 
     @property
+    def inclusion_probabilities(self) -> dict:
+        """Stability selection's ``{term: probability}`` (terms as short text, the fraction
+        of resampled test-function halves whose selection held the term; 0 are left out);
+        ``{lhs: {...}}`` for a system; empty where it did not run (the full-grid method)."""
+        fits = self.history.fits if self.history is not None else []
+        per = {f.lhs: dict(f.probabilities) for f in fits}
+        if not any(per.values()):
+            return {}
+        return next(iter(per.values())) if len(per) == 1 else per
+
+    @property
     def coefficients(self) -> dict:
         """``{term: float}`` with each term a SymPy expression such as ``Derivative(u**2, x)``.
 

@@ -11,3 +11,4 @@ from ._sparse import mstls as mstls
 from ._sparse import stlsq as stlsq
 from ._sparse import swap_refine as swap_refine
 from ._sparse import tls_refit as tls_refit
+from ._stability import stability_selection as stability_selection

@@ -33,6 +33,8 @@ class Fit:
     threshold: float | None = None
     method: str = "lstsq"
     path: list[dict] = field(default_factory=list)
+    #: stability selection: each column's inclusion probability over the resamples
+    probabilities: np.ndarray | None = None
 
     @property
     def support(self) -> np.ndarray:
