@@ -191,9 +191,6 @@ class GaussianEmbedding(nn.Module):
         # boxes in two batches by how many Gaussians reach them: less padding
         order = torch.argsort(counts, descending=True)
         parts = [order[: (B + 1) // 2], order[(B + 1) // 2 :]] if B > 1 else [order]
-        out = torch.empty(
-            B, tiles.monomials.shape[1], self.features, dtype=mu.dtype, device=mu.device
-        )
         pieces, rows_all = [], []
         for rows in parts:
             if rows.numel() == 0:

@@ -156,10 +156,11 @@ def run(state) -> Candidates:
     if not has_rules and any(has_fitted_constants(t) for t in library):
         lhs_set = set(problem.lhs)
         offered = [*snapped(library), *closure(library, problem.fields)]
+        present = set(library)
         extra = [
             t
             for t in dict.fromkeys(filter_library(offered, problem.lhs, None))
-            if t not in lhs_set and t not in set(library) and not has_fitted_constants(t)
+            if t not in lhs_set and t not in present and not has_fitted_constants(t)
         ]
         if problem.constraints is not None:
             forbid = set(problem.constraints.forbid)
@@ -169,11 +170,13 @@ def run(state) -> Candidates:
     functions = compile_expressions(funcs, problem.fields, trainable=False).to(state.device)
     position = {t: i for i, t in enumerate(library)}
     names = problem.obs.coord_names
-    readable_cols = [
-        [position[t] for t in libraries[lhs] if not has_fitted_constants(t)]
-        + [position[t] for t in extra if t not in set(libraries[lhs])]
-        for lhs in problem.lhs
-    ]
+    readable_cols = []
+    for lhs in problem.lhs:
+        own = set(libraries[lhs])
+        readable_cols.append(
+            [position[t] for t in libraries[lhs] if not has_fitted_constants(t)]
+            + [position[t] for t in extra if t not in own]
+        )
     return Candidates(
         library=library,
         libraries=libraries,

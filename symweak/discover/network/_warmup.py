@@ -127,7 +127,7 @@ ESTIMATE_AFTER = 20
 
 def _what(obs, counts, noise, device) -> str:
     points = f"{len(obs):,} points".replace(",", " ")
-    if obs.lattice_found or obs.grid is not None:
+    if obs.grid is not None:
         where = f"on a {' × '.join(map(str, obs.grid.shape))} grid"
     else:
         where = "scattered"
