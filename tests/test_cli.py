@@ -64,8 +64,14 @@ def test_demo_discovers_burgers(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path))
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
-    assert "true:       u_t = -0.5*d_x(u^2) + 0.1*u_xx" in out
-    assert "TPR = 1.00" in out
+    table = out.splitlines()[-3:]
+    assert table[0] == "true        u_t = -0.5*d_x(u^2) + 0.1*u_xx"
+    # both paths, each with 4 significant digits and the true terms
+    assert table[1].startswith("full grid   u_t = -0.5014*d_x(u^2) + 0.09836*u_xx  TPR 1.00")
+    assert table[2].startswith("10% points  u_t = -0.4986*d_x(u^2) + 0.1001*u_xx   TPR 1.00")
+    assert "2. 10% of the points (2,586), noisy, as plain columns t, x, u" in out
+    assert main(["demo", "--ratio", "0"]) == 2
+    assert "--ratio must be in (0, 1], got 0.0." in capsys.readouterr().err
 
 
 def test_discover_command_saves_a_run(tmp_path, monkeypatch, capsys):

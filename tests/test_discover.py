@@ -129,9 +129,19 @@ def test_data_without_dynamics_is_refused():
     still = symweak.Observations.from_grid(np.tile(np.sin(x), (11, 1)), t=t, x=x)
     with pytest.raises(
         symweak.DataError,
-        match=r"Field 'u' does not change in time \(every snapshot is the same\)",
+        match=r"Field 'u' does not change in time \(each place keeps one value at every time\)",
     ):
         symweak.discover(still, lhs="u_t")
+    # the same as point columns in another order, a third of the points left out: the
+    # lattice is found and the same check applies before any training
+    part = still.sample(0.67, seed=1)
+    order = np.random.default_rng(0).permutation(len(part))
+    cols = symweak.Observations(
+        coords={k: v[order] for k, v in part.coords.items()}, fields={"u": part.fields["u"][order]}
+    )
+    assert cols.grid is not None and not cols.is_full_grid
+    with pytest.raises(symweak.DataError, match=r"does not change in time"):
+        symweak.discover(cols, lhs="u_t", ops="+,-,*")
 
 
 def test_predict_without_surrogate_explains(burgers):

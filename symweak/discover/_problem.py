@@ -145,14 +145,33 @@ def _check_dynamics(obs: Observations, lhs_terms) -> None:
                 f"dynamics to identify for `{term.short()}`. Check that the right column was "
                 "loaded."
             )
-        if obs.is_full_grid and "t" in obs.coord_names:
-            grid = obs.to_grid(name)
-            axis = list(obs.grid.axes).index("t")
-            if float(np.max(np.ptp(grid, axis=axis))) == 0.0:
-                raise DataError(
-                    f"Field {name!r} does not change in time (every snapshot is the same): "
-                    f"there is no dynamics to identify for `{term.short()}`."
-                )
+        if obs.grid is not None and "t" in obs.coord_names and _static_in_time(obs, values):
+            raise DataError(
+                f"Field {name!r} does not change in time (each place keeps one value at every "
+                f"time): there is no dynamics to identify for `{term.short()}`."
+            )
+
+
+def _static_in_time(obs: Observations, values: np.ndarray) -> bool:
+    """Whether, on a full or partial lattice, the field takes one value at every place
+    (points with equal coordinates other than t), with some place seen at two times."""
+    shape = obs.grid.shape
+    axis = list(obs.grid.axes).index("t")
+    index = np.unravel_index(np.asarray(obs.grid_index), shape)
+    rest = [i for k, i in enumerate(index) if k != axis]
+    place = (
+        np.ravel_multi_index(rest, [n for k, n in enumerate(shape) if k != axis])
+        if rest
+        else np.zeros(len(values), dtype=np.int64)
+    )
+    order = np.argsort(place, kind="stable")
+    place, ordered = place[order], values[order]
+    starts = np.flatnonzero(np.r_[True, place[1:] != place[:-1]])
+    sizes = np.diff(np.r_[starts, len(place)])
+    if not np.any(sizes > 1):
+        return False
+    spread = np.maximum.reduceat(ordered, starts) - np.minimum.reduceat(ordered, starts)
+    return bool(np.all(spread == 0.0))
 
 
 def _split_complex(obs: Observations, lhs):
