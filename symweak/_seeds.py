@@ -9,7 +9,7 @@ announces new numbers.
 
 from __future__ import annotations
 
-__all__ = ["STREAMS", "child_seed"]
+__all__ = ["STREAMS", "check_seed", "child_seed"]
 
 #: stream -> offset added to the run's seed
 STREAMS = {
@@ -24,3 +24,21 @@ STREAMS = {
 def child_seed(seed: int, stream: str) -> int:
     """The seed of ``stream`` (one of :data:`STREAMS`) for a run seeded with ``seed``."""
     return int(seed) + STREAMS[stream]
+
+
+def check_seed(seed, error=None, what: str = "seed") -> int:
+    """``seed`` as an int, or ``error`` (a SymweakError class) naming what is wrong: seeds are
+    non-negative integers below 2**63 (NumPy and torch both take them)."""
+    import numpy as np
+
+    from ._errors import SymweakError
+
+    error = error or SymweakError
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise error(f"{what} must be an integer, got {seed!r}.")
+    if not 0 <= int(seed) < 2**63:
+        raise error(
+            f"{what} must be a non-negative integer below 2**63, got {seed}; use e.g. "
+            f"{what}={abs(int(seed)) % 2**63}."
+        )
+    return int(seed)

@@ -73,11 +73,11 @@ def test_split_complex():
 
 # ----------------------------------------------------------------- validation
 T4 = np.array([0.0, 0.5, 1.0, 1.5])
-X4 = np.array([0.0, 0.1, 0.2, 0.3])
+X4 = np.array([0.0, 0.2, 0.1, 0.3])  # not on one line with T4
 BAD = [
     (
         lambda: Observations({"t": T4, "x": X4}, {"u": np.array([1.0, np.nan, 2.0, np.inf])}),
-        "Field 'u' has 2 non-finite value(s) (1 NaN, 1 inf); the first is at point 1 (t=0.5, x=0.1)",
+        "Field 'u' has 2 non-finite value(s) (1 NaN, 1 inf); the first is at point 1 (t=0.5, x=0.2)",
     ),
     (
         lambda: Observations({"t": T4, "x": X4[:3]}, {"u": np.ones(4)}),

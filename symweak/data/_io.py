@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -249,7 +250,7 @@ def _read_mat(path: Path, **kw) -> Observations:
         arrays = scipy.io.loadmat(str(path))
     except NotImplementedError:  # MATLAB v7.3 files are HDF5
         return _read_h5(path, **kw)
-    except ValueError as exc:
+    except (ValueError, TypeError, OSError, scipy.io.matlab.MatReadError) as exc:
         raise DataError(f"{path.name}: not a readable MATLAB file ({exc}).") from None
     return observations_from_arrays(arrays, path.name, **kw)
 
@@ -353,7 +354,11 @@ FORMATS: dict[str, tuple[Callable[..., Observations], Callable[[Observations, Pa
 #: the options ``load`` takes per format (the others take ``_ARRAY_OPTIONS``)
 _ARRAY_OPTIONS = frozenset({"layout", "keep_complex", "fields"})
 _TABLE_OPTIONS = frozenset({"coords", "fields", "rename"})
-_OPTIONS = {".csv": _TABLE_OPTIONS, ".parquet": _TABLE_OPTIONS, ".nc": frozenset({"fields"})}
+_OPTIONS = {
+    ".csv": _TABLE_OPTIONS | {"encoding"},
+    ".parquet": _TABLE_OPTIONS,
+    ".nc": frozenset({"fields"}),
+}
 
 
 def _format(path: Path):
@@ -371,11 +376,15 @@ def load(source, **options) -> Observations:
 
     Options: ``layout="t,x"`` for ambiguous gridded arrays, ``keep_complex=True`` to keep a
     complex field whose imaginary part is round-off, ``fields=[...]`` to select fields; for
-    ``.csv`` and ``.parquet`` tables also ``coords="t,x"`` and ``rename={"time": "t"}``.
+    ``.csv`` and ``.parquet`` tables also ``coords="t,x"`` and ``rename={"time": "t"}``, for
+    ``.csv`` ``encoding="latin-1"`` (default UTF-8). Files over 4 GiB are refused unless
+    ``max_bytes=`` (a larger limit, or ``None``) says otherwise.
     """
     if isinstance(source, Observations):
         return source
-    if not isinstance(source, (str, Path)):
+    if isinstance(source, bytes):  # a path in the file system's own encoding
+        source = os.fsdecode(source)
+    if not isinstance(source, (str, os.PathLike)):
         mod = type(source).__module__
         if mod.startswith("xarray"):
             opts = {k: v for k, v in options.items() if k in ("fields", "rename")}
@@ -384,7 +393,10 @@ def load(source, **options) -> Observations:
             f"symweak.load takes a file path or an xarray object, got {type(source).__name__}."
         )
     path = Path(source)
+    if path.is_dir():
+        raise DataError(f"{path} is a directory; give the data file inside it.")
     reader, _ = _format(path)
+    max_bytes = options.pop("max_bytes", MAX_BYTES)
     accepted = _OPTIONS.get(path.suffix.lower(), _ARRAY_OPTIONS)
     unknown = sorted(set(options) - accepted)
     if unknown:
@@ -394,4 +406,23 @@ def load(source, **options) -> Observations:
         )
     if not path.is_file():
         raise DataError(f"No such file: {path}.")
+    size = path.stat().st_size
+    if max_bytes is not None and size > max_bytes:
+        raise DataError(
+            f"{path.name} is {_size(size)}; symweak reads a whole file into memory and refuses "
+            f"files over {_size(max_bytes)} (max_bytes). Subsample it first (e.g. a fraction of "
+            "the rows), or pass max_bytes=None to load it anyway (it needs a few times its "
+            "size in memory)."
+        )
     return reader(path, **options)
+
+
+#: files larger than this are refused unless load(..., max_bytes=...) says otherwise
+MAX_BYTES = 4 * 2**30
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} bytes"

@@ -31,6 +31,7 @@ from ._validate import (
     check_magnitude,
     check_names,
     check_same_length,
+    check_spread,
 )
 
 __all__ = ["Grid", "Observations"]
@@ -164,6 +165,7 @@ class Observations:
             if unknown:
                 raise DataError(f"Clean values given for unknown field(s) {sorted(unknown)}.")
             self.clean = {k: as_field(k, v, (n,)) for k, v in clean.items()}
+            check_finite(self.coords, self.clean, what="clean field")
         if (grid is None) != (grid_index is None):
             raise DataError("grid and grid_index must be given together.")
         self.grid = grid
@@ -186,6 +188,8 @@ class Observations:
             found = find_lattice(self.coords)
             if found is not None:  # point columns of a simulation grid: record the grid
                 self.grid, self.grid_index = Grid(found[0]), found[1]
+            else:  # (a lattice with two values per axis spans its whole space)
+                check_spread(self.coords)
         #: True when the grid was found in the coordinates (not given)
         self.lattice_found = grid is None and self.grid is not None
         self.meta: dict[str, Any] = dict(meta or {})

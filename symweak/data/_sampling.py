@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from .._errors import DataError
+from .._seeds import check_seed
 
 __all__ = ["add_noise", "rms", "sample"]
 
@@ -35,6 +36,7 @@ def sample(obs, ratio: float, seed: int = 0):
             f"Ratio {ratio} of the {total}-point grid asks for {n} points but only {len(obs)} "
             "are observed."
         )
+    seed = check_seed(seed, DataError)
     rng = np.random.default_rng(seed)
     index = np.sort(rng.choice(len(obs), size=n, replace=False))
     out = obs.subset(index)
@@ -53,6 +55,7 @@ def add_noise(obs, sigma: float, seed: int = 0):
         raise DataError(f"Noise level must be a finite number, got {sigma!r}.")
     if sigma < 0:
         raise DataError(f"Noise level must be >= 0, got {sigma}. Use 0.2 for 20 %.")
+    seed = check_seed(seed, DataError)
     rng = np.random.default_rng(seed)
     noisy = {}
     for name, values in obs.fields.items():

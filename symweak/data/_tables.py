@@ -36,21 +36,21 @@ def _names(value, what: str, path: Path) -> list[str] | None:
     return list(value)
 
 
-def _header(path: Path) -> list[str]:
+def _header(path: Path, encoding: str) -> list[str]:
     """A CSV file's column names as written (pandas renames repeated ones to ``u.1``)."""
     import csv
 
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
+        with open(path, newline="", encoding=encoding) as fh:
             return next(csv.reader(fh), [])
-    except (OSError, UnicodeDecodeError, csv.Error):
+    except (OSError, UnicodeDecodeError, LookupError, csv.Error):
         return []  # pandas reports what is wrong with the file
 
 
-def _frame(path: Path):
+def _frame(path: Path, encoding: str | None):
     pd = _require("pandas")
     if path.suffix.lower() == ".csv":
-        header = _header(path)
+        header = _header(path, encoding or "utf-8")
         dup = sorted({c for c in header if header.count(c) > 1})
         if dup:
             raise DataError(f"{path.name}: column name(s) {dup} appear twice; rename them.")
@@ -58,9 +58,17 @@ def _frame(path: Path):
         if path.suffix.lower() == ".parquet":
             _require("pyarrow")
             return pd.read_parquet(path)
-        return pd.read_csv(path)
+        return pd.read_csv(path, encoding=encoding or "utf-8")
     except DataError:
         raise
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"{path.name}: not {encoding or 'UTF-8'} text (it holds byte "
+            f"{exc.object[exc.start]:#04x}); save it as UTF-8, or pass the file's encoding, "
+            "e.g. encoding='latin-1'."
+        ) from None
+    except LookupError:
+        raise DataError(f"{path.name}: unknown encoding {encoding!r}.") from None
     except Exception as exc:  # pandas raises many types for unreadable tables
         raise DataError(
             f"{path.name}: not a readable {path.suffix.lower()} table ({type(exc).__name__}: "
@@ -96,9 +104,11 @@ def _column(frame, name: str, path: Path) -> np.ndarray:
     return values.to_numpy(dtype=np.float64)
 
 
-def read_table(path: Path, coords=None, fields=None, rename=None, **_ignored) -> Observations:
+def read_table(
+    path: Path, coords=None, fields=None, rename=None, encoding=None, **_ignored
+) -> Observations:
     """Observations from a CSV or Parquet table (see the module notes)."""
-    frame = _rename(_frame(path), rename, path)
+    frame = _rename(_frame(path, encoding), rename, path)
     columns = [str(c) for c in frame.columns]
     if len(set(columns)) != len(columns):
         dup = sorted({c for c in columns if columns.count(c) > 1})
@@ -123,6 +133,11 @@ def read_table(path: Path, coords=None, fields=None, rename=None, **_ignored) ->
             if c not in coord_names
             and pd.to_numeric(frame[c], errors="coerce").notna().mean() >= 0.5
         ]
+    if not chosen:
+        raise DataError(
+            f"{path.name}: no field column: the columns {columns} are all coordinates or not "
+            "numeric. Add the measured values as a column, or name it with fields='u'."
+        )
     missing = [c for c in [*coord_names, *chosen] if c not in columns]
     if missing:
         raise DataError(

@@ -21,6 +21,7 @@ __all__ = [
     "check_finite",
     "check_names",
     "check_same_length",
+    "check_spread",
     "require_points",
 ]
 
@@ -67,6 +68,11 @@ def _numeric(name: str, kind: str, values) -> np.ndarray:
         np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
     ):
         raise DataError(f"{kind} {name!r} is not numeric (dtype {arr.dtype}); pass numbers.")
+    if np.issubdtype(arr.dtype, np.bool_):
+        raise DataError(
+            f"{kind} {name!r} holds booleans (True/False), not measurements; pass numbers "
+            f"({name}.astype(float) if 0 and 1 are what you mean)."
+        )
     return arr
 
 
@@ -95,6 +101,12 @@ def as_field(name: str, values, shape=None) -> np.ndarray:
 
 def as_axis(name: str, values) -> np.ndarray:
     """A grid axis: 1-D, real, at least 2 values, strictly increasing."""
+    shape = np.shape(values)
+    if len(shape) != 1:
+        raise DataError(
+            f"Grid axis {name!r} has shape {shape}; an axis is a 1-D array of the {name} "
+            f"values of the grid (e.g. {name}=np.linspace(0, 1, 101))."
+        )
     arr = as_coordinate(name, values)
     if arr.size < 2:
         raise DataError(f"Grid axis {name!r} has {arr.size} value(s); it needs at least 2.")
@@ -158,6 +170,10 @@ def check_finite(
 #: largest magnitude accepted in coordinates and fields: cubes of the fields (library terms)
 #: and products of coordinates stay finite in float64
 MAX_MAGNITUDE = 1e100
+#: smallest largest-magnitude accepted in a field: its squares and cubes stay normal floats
+MIN_MAGNITUDE = 1e-100
+#: a coordinate's extent relative to its largest magnitude below this leaves too few digits
+MIN_RELATIVE_EXTENT = 1e-9
 
 
 def check_magnitude(coords: Mapping[str, np.ndarray], fields: Mapping[str, np.ndarray]) -> None:
@@ -175,6 +191,13 @@ def check_magnitude(coords: Mapping[str, np.ndarray], fields: Mapping[str, np.nd
                     f"{MAX_MAGNITUDE:.0e}). Rescale it first (e.g. {name} / {largest:.0e}); the "
                     "discovered coefficients then refer to the rescaled variable."
                 )
+            if kind == "field" and 0.0 < largest < MIN_MAGNITUDE:
+                raise DataError(
+                    f"Field {name!r} has values only up to {largest:.3g} in magnitude; symweak "
+                    f"works in float64 and products of such values underflow to 0 (limit "
+                    f"{MIN_MAGNITUDE:.0e}). Rescale it first (e.g. {name} * {1 / largest:.0e}); "
+                    "the discovered coefficients then refer to the rescaled variable."
+                )
 
 
 def check_extent(coords: Mapping[str, np.ndarray]) -> None:
@@ -185,6 +208,59 @@ def check_extent(coords: Mapping[str, np.ndarray]) -> None:
                 f"A PDE in {name} cannot be identified; drop the coordinate or add data that "
                 f"varies in {name}."
             )
+        if not arr.size:
+            continue
+        extent = float(arr.max()) - float(arr.min())
+        scale = float(np.max(np.abs(arr)))
+        if extent < MIN_MAGNITUDE:
+            raise DataError(
+                f"Coordinate {name!r} spans only {extent:.3g}; symweak works in float64 and "
+                f"powers of such spacings underflow (limit {MIN_MAGNITUDE:.0e}). Rescale it "
+                f"first (e.g. {name} * {1 / extent:.0e}); coefficients then refer to the "
+                "rescaled coordinate."
+            )
+        if extent < MIN_RELATIVE_EXTENT * scale:
+            digits = max(round(16 + np.log10(extent / scale)), 0)
+            raise DataError(
+                f"Coordinate {name!r} spans {extent:.3g} around {scale:.3g}: float64 keeps only "
+                f"about {digits} digit(s) of the differences between points. Subtract an offset "
+                f"first (e.g. {name} - {name}.min()); the equation does not change."
+            )
+
+
+def check_spread(coords: Mapping[str, np.ndarray]) -> None:
+    """Scattered points must fill a region of (t, x, ...), not lie on one line or plane
+    (a probe moving at constant speed, a space-time diagonal): derivatives across it are
+    not determined."""
+    names = list(coords)
+    if len(names) < 2:
+        return
+    stacked = np.stack([coords[n] for n in names], axis=1)
+    lo, hi = stacked.min(axis=0), stacked.max(axis=0)
+    unit = (stacked - (lo + hi) / 2) / (hi - lo)
+    _, sv, vt = np.linalg.svd(unit - unit.mean(axis=0), full_matrices=False)
+    if sv[-1] > 1e-8 * sv[0]:
+        return
+    rank = int(np.sum(sv > 1e-8 * sv[0]))
+    where = ", ".join(names)
+    shape = {1: "one line", 2: "one plane"}.get(rank, f"a {rank}-dimensional subspace")
+    relation = ""
+    normal = vt[-1] / (hi - lo)  # normal . (c - centre) = 0 in the user's units
+    if len(names) == 2 and abs(vt[-1][1]) > 1e-8:
+        centre = stacked.mean(axis=0)
+        slope = -normal[0] / normal[1]
+        offset = centre[1] - slope * centre[0]
+        if abs(offset) < 1e-9 * (hi[1] - lo[1]):
+            offset = 0.0
+        rhs = f"{slope:.4g} {names[0]}" + (
+            f" {'+' if offset > 0 else '-'} {abs(offset):.4g}" if offset else ""
+        )
+        relation = f" ({names[1]} = {rhs})"
+    raise DataError(
+        f"All {len(stacked)} points lie on {shape} in ({where}){relation}: a PDE in {where} "
+        "needs points spread over a region of that space, not along a line (e.g. one probe "
+        "moving at constant speed). Add points off it."
+    )
 
 
 def check_distinct_points(coords: Mapping[str, np.ndarray]) -> None:

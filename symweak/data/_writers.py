@@ -53,7 +53,9 @@ def _to_arrays(obs) -> dict[str, np.ndarray]:
 
 
 def _write_npz(obs, path: Path) -> None:
-    np.savez_compressed(path, **_to_arrays(obs))
+    # a file object: numpy would append ".npz" to a name ending in ".NPZ" and write elsewhere
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, **_to_arrays(obs))
 
 
 def _write_mat(obs, path: Path) -> None:
@@ -61,7 +63,8 @@ def _write_mat(obs, path: Path) -> None:
 
     arrays = _to_arrays(obs)
     arrays = {k: (str(v) if v.dtype.kind == "U" else v) for k, v in arrays.items()}
-    scipy.io.savemat(str(path), arrays, do_compression=True)
+    with open(path, "wb") as fh:  # (as for .npz: no ".mat" appended to "X.MAT")
+        scipy.io.savemat(fh, arrays, do_compression=True)
 
 
 def _require(module: str, extra: str = "io"):

@@ -6,6 +6,8 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from .._errors import SymweakError
 from ..grammar import Constraints, OperatorSet
 from ..ir import System, Term
@@ -82,6 +84,8 @@ def discover(
         ``symweak.discover.ENTRIES``); an option the chosen method does not read is an error.
     network: deprecated — the old dictionary of network options; pass them as keywords.
     """
+    if not isinstance(progress, (bool, np.bool_)):
+        raise SymweakError(f"progress must be True or False, got {progress!r}.")
     problem = Problem.build(data, ops, lhs, seed, constraints, rules)
     if method not in METHODS:
         raise SymweakError(f"method must be 'auto', 'grid' or 'network', got {method!r}.")

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .._errors import DataError, SymweakError
+from .._seeds import check_seed
 from ..data import Observations, load
 from ..grammar import Constraints, OperatorSet, parse_constraints, parse_operators, parse_terms
 from ..ir import Term
@@ -55,13 +56,7 @@ class Problem:
     @classmethod
     def build(cls, data, ops, lhs, seed, constraints=None, rules=None) -> Problem:
         obs = as_observations(data)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise SymweakError(f"seed must be an integer, got {seed!r}.")
-        if not 0 <= int(seed) < 2**63:
-            raise SymweakError(
-                f"seed must be a non-negative integer below 2**63, got {seed}; use e.g. "
-                f"seed={abs(int(seed)) % 2**63}."
-            )
+        check_seed(seed)
         split: dict[str, tuple[str, str]] = {}
         if obs.is_complex:
             obs, split, lhs = _split_complex(obs, lhs)
@@ -126,6 +121,10 @@ def _lhs_terms(lhs, obs: Observations, constraints: Constraints | None) -> list[
     return terms
 
 
+#: distinct times beyond the time-derivative order that a left-hand side needs
+MIN_TIMES = 3
+
+
 def _check_dynamics(obs: Observations, lhs_terms) -> None:
     """Each left-hand side is a time derivative of a field that changes: a constant field,
     or one that does not vary in time on a full grid, has no dynamics to identify."""
@@ -144,6 +143,15 @@ def _check_dynamics(obs: Observations, lhs_terms) -> None:
                 f"Field {name!r} is constant (every value is {values[0]:.6g}): there is no "
                 f"dynamics to identify for `{term.short()}`. Check that the right column was "
                 "loaded."
+            )
+        needed = orders["t"] + MIN_TIMES
+        times = np.unique(obs.coords["t"])
+        if times.size < needed:
+            shown = ", ".join(f"{v:.6g}" for v in times)
+            raise DataError(
+                f"The data have {times.size} distinct time(s) ({shown}); `{term.short()}` "
+                f"needs the field at {needed} or more times (weak-form integrals over t need "
+                "points along t). Add observations at more times."
             )
         if obs.grid is not None and "t" in obs.coord_names and _static_in_time(obs, values):
             raise DataError(
