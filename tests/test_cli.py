@@ -1,5 +1,6 @@
 import subprocess
 import sys
+from pathlib import Path
 
 from symweak import __version__
 from symweak.cli import main
@@ -70,6 +71,13 @@ def test_demo_discovers_burgers(tmp_path, monkeypatch, capsys):
     assert table[1].startswith("full grid   u_t = -0.5014*d_x(u^2) + 0.09836*u_xx  TPR 1.00")
     assert table[2].startswith("10% points  u_t = -0.4986*d_x(u^2) + 0.1001*u_xx   TPR 1.00")
     assert "2. 10% of the points (2,586), noisy, as plain columns t, x, u" in out
+    # the output pasted in docs/quickstart.md is what the demo prints (times aside)
+    quickstart = (Path(__file__).resolve().parents[1] / "docs" / "quickstart.md").read_text()
+    for line in out.splitlines():
+        if "symweak:" not in line and " s" not in line[-5:]:
+            assert line in quickstart, line
+    for row in table:
+        assert row.rsplit("  ", 1)[0] in quickstart
     assert main(["demo", "--ratio", "0"]) == 2
     assert "--ratio must be in (0, 1], got 0.0." in capsys.readouterr().err
 

@@ -118,9 +118,13 @@ def _candidate(obs, cfg, count: int, seed: int) -> Surrogate:
 
 
 #: an epoch of search, prune or tune costs about this many warm-up epochs (the weak form
-#: on the quadrature grid as well as the data term): 2.3-2.5 measured on Burgers 10 % as
-#: point columns, on and off a lattice, 2 CPU threads
-LATER_EPOCH_COST = 2.5
+#: on the quadrature grid as well as the data term): 2.9 measured on the demo (Burgers 10 %
+#: as point columns, 2 CPU threads; 2.3-2.5 before stability selection and readable terms)
+LATER_EPOCH_COST = 3.0
+#: the final fit (several test scales, stability selection), the candidate library and the
+#: set-up cost about this many warm-up epochs: 1 400 on the same run (12.8 s of 41 s); the
+#: estimate without it said 17 s for a 38 s run
+FINAL_COST = 1500
 #: the estimate is made after this many warm-up epochs (the first is not counted)
 ESTIMATE_AFTER = 20
 
@@ -153,7 +157,7 @@ def _estimator(text: str, config, n_warmups: int, progress: bool):
             marks[0] = time.perf_counter()
         elif epoch == ESTIMATE_AFTER:
             per = (time.perf_counter() - marks[0]) / ESTIMATE_AFTER
-            total = per * (tr.warmup_epochs * n_warmups + LATER_EPOCH_COST * later)
+            total = per * (tr.warmup_epochs * n_warmups + LATER_EPOCH_COST * later + FINAL_COST)
             announce(f"{text}: about {_seconds(total)} on this machine", progress)
 
     return callback
