@@ -45,21 +45,23 @@ def test_network_result_has_a_surrogate(result):
     assert mse < 1e-3
     assert set(res.history.phases) == {"warmup", "search", "prune", "tune", "final"}
     final = res.history.phases["final"]
-    # both test-function scales were tried, each on the surrogate alone and with the data's
-    # own deviation from it; larger supports average the noise a little better (a smaller
-    # residual, less than 3x smaller), which is not a reason to switch, and at 5 % noise the
-    # data's deviation brings the noise back
+    # both test-function scales were tried together and each alone, each on the surrogate
+    # alone and with the data's own deviation from it; larger supports average the noise a
+    # little better (a smaller residual, less than 3x smaller), which is not a reason to
+    # switch, and at 5 % noise the data's deviation brings the noise back
     r = final.residuals
-    assert list(r) == ["cap", "cap+data", "axis", "axis+data"]
+    assert list(r) == ["cap&axis", "cap&axis+data", "cap", "cap+data", "axis", "axis+data"]
     assert r["axis"] < r["cap"] < 3 * r["axis"]
+    assert r["cap&axis"] <= 3 * min(r.values())  # (so the stacked fit is kept)
     assert r["cap+data"] > r["cap"] and r["axis+data"] > r["axis"]
-    assert final.tests == "cap"
+    assert r["cap&axis+data"] > r["cap&axis"]
+    assert final.tests == "cap&axis"
     # at least three final-fit test functions per candidate term (the assembly is cheap here)
     assert final.n_tests == max(250, 3 * len(res.history.library))
     # candidates are compared by least squares; the kept support is then refitted by total
     # least squares, whose residual is larger (least squares minimises it) but not by much
     kept = np.mean([fit.residual for fit in res.history.fits])
-    assert final.residuals["cap"] < kept < 1.1 * final.residuals["cap"]
+    assert final.residuals["cap&axis"] < kept < 1.1 * final.residuals["cap&axis"]
     # the kept variant's support comes from stability selection (20 halves of the tests)
     assert [fit.method for fit in res.history.fits] == ["stability[20x0.5, p>=0.6]+tls"]
     probs = res.history.fits[0].probabilities

@@ -69,3 +69,35 @@ def test_bad_stability_settings_are_named(kwargs, message):
     G, b, _ = _system()
     with pytest.raises(symweak.SymweakError, match=message):
         stability_selection(G, b, _select, **kwargs)
+
+
+def test_stacked_scales_keep_a_term_that_matters_at_one_scale_only():
+    """Two test-function scales of one equation b = c0 + 0.1 c1: under the first, c1 carries
+    30 % of b; under the second, 0.5 % with 6 % noise, and a fit there alone drops it. The
+    stacked system (each scale's rows divided by |b|) keeps it with its coefficient."""
+    import torch
+
+    from symweak.discover.network._final import _stacked
+
+    rng = np.random.default_rng(0)
+
+    def scale(weight, noise, k=200):
+        G = rng.standard_normal((k, 4))
+        G[:, 1] *= weight
+        return G, G[:, 0] + 0.1 * G[:, 1] + noise * rng.standard_normal(k)
+
+    (GA, bA), (GB, bB) = scale(3.0, 0.15), scale(0.05, 0.06)
+    assert mstls(GA, bA, criterion="log").support.tolist() == [0, 1]
+    assert mstls(GB, bB, criterion="log").support.tolist() == [0]
+    variants = {
+        name: (torch.as_tensor(G), torch.as_tensor(b)[:, None])
+        for name, (G, b) in {"cap": (GA, bA), "axis": (GB, bB)}.items()
+    }
+    out = _stacked(variants, ["cap", "axis"])
+    assert list(out) == ["cap&axis"]  # no "+data" variants given, none made
+    G, b = out["cap&axis"]
+    np.testing.assert_allclose(G[:200].numpy(), GA / np.linalg.norm(bA), rtol=1e-12)
+    np.testing.assert_allclose(b[200:, 0].numpy(), bB / np.linalg.norm(bB), rtol=1e-12)
+    fit = mstls(G.numpy(), b[:, 0].numpy(), criterion="log")
+    assert fit.support.tolist() == [0, 1]
+    np.testing.assert_allclose(fit.coef[:2], [1.0, 0.1], atol=0.006)

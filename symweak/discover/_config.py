@@ -298,6 +298,9 @@ class FinalFitConfig:
     final_switch: float = _entry(
         3.0, NETWORK, "keep the first scale whose residual is within this factor of the least"
     )
+    final_stack: bool = _entry(
+        True, NETWORK, "try all scales' test functions together first (each scale's rows / |b|)"
+    )
     final_test_ratio: float = _entry(3.0, NETWORK, "at least this many test functions per term")
     final_test_budget: float = _entry(
         1e11, NETWORK, "extra test functions only while tests × points × columns stays below"
@@ -320,6 +323,8 @@ class FinalFitConfig:
             _fail("final_grid", "'full' or 'coarse'", self.final_grid)
         if self.final_estimator not in ("tls", "ls"):
             _fail("final_estimator", "'tls' or 'ls'", self.final_estimator)
+        if not isinstance(self.final_stack, bool):
+            _fail("final_stack", "True or False", self.final_stack)
         for name, low, strict, what in (
             ("correction_width", 0, True, "> 0"),
             ("final_test_ratio", 0, False, "a number >= 0"),
