@@ -3,6 +3,7 @@
 The public API is what this module exports; implementation modules are private.
 """
 
+from . import sweep as sweep
 from ._errors import DataError as DataError
 from ._errors import GrammarError as GrammarError
 from ._errors import IRError as IRError

@@ -92,6 +92,16 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         for line in report:
             print(line, flush=True)
         return 0
+    if args.name == "paper":
+        from .sweep import sweep
+        from .sweep._paper import paper_report, paper_spec
+
+        store = args.store or "paper.sqlite"
+        spec = paper_spec(args.tables, _seeds(args.seeds), store)
+        summary = sweep(spec, workers=args.workers)
+        print(summary)
+        print(paper_report(store, args.tables))
+        return 130 if summary.interrupted else 0
     rows = []
     if args.name == "zoo":
         from .bench._zoo import zoo_cases
@@ -329,6 +339,36 @@ def _demo_row(label, res, truth, seconds, digits) -> tuple[str, str, str, str]:
     return (label, res.short(digits), f"TPR {sc.tpr:.2f}, E_inf {sc.e_inf:.4f}", f"{seconds:.1f} s")
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep import Store, report, report_figure, sweep
+
+    if args.target[0] == "report":
+        if len(args.target) != 2:
+            raise SymweakError("usage: symweak sweep report STORE")
+        path = Path(args.target[1])
+        if not path.is_file():
+            raise SymweakError(f"No such results store: {path}.")
+        store = Store(path)
+        print(report(store))
+        if args.figure:
+            print(f"figure: {report_figure(store, args.figure)}")
+        if args.export:
+            store.export(args.export)
+            print(f"rows: {args.export}")
+        return 0
+    if len(args.target) != 1:
+        raise SymweakError("usage: symweak sweep SPEC.toml [--workers N] (one spec at a time)")
+    summary = sweep(
+        args.target[0],
+        workers=0 if args.serial else args.workers,
+        scheduler=args.scheduler,
+        store=args.store,
+        retry_failed=args.retry_failed,
+    )
+    print(summary)
+    return 130 if summary.interrupted else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .discover import METHODS
     from .export import TARGETS
@@ -391,6 +431,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="folder for the PNG files (default RUN_figures)")
     p.set_defaults(func=_cmd_plot)
 
+    p = sub.add_parser(
+        "sweep",
+        help="run a sweep spec on Dask (`sweep SPEC.toml`), or report a store "
+        "(`sweep report STORE`)",
+        description=(
+            "Run every run of a TOML sweep spec not yet in its results store, on a local Dask "
+            "cluster (or --scheduler), one SQLite row per run; run it again to resume. "
+            "`symweak sweep report STORE` prints the recovery table."
+        ),
+    )
+    p.add_argument("target", nargs="+", help="SPEC.toml, or `report STORE`")
+    p.add_argument("--workers", type=int, default=None, help="local workers (default: cores)")
+    p.add_argument("--serial", action="store_true", help="run in this process, one at a time")
+    p.add_argument("--scheduler", default=None, help="an existing Dask scheduler, tcp://HOST:PORT")
+    p.add_argument("--store", default=None, help="results store (default: the spec's)")
+    p.add_argument("--retry-failed", action="store_true", help="run failed runs again")
+    p.add_argument("--figure", default=None, help="report: also a figure (PNG/SVG/PDF)")
+    p.add_argument("--export", default=None, help="report: also the rows as .parquet or .csv")
+    p.set_defaults(func=_cmd_sweep)
+
     p = sub.add_parser("parse", help="check operator sets, terms, equations or constraint specs")
     p.add_argument("kind", choices=["ops", "term", "equation", "constraints"])
     p.add_argument("text", help="the text to parse (or a file name with --file)")
@@ -407,7 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
             "sweep (`symweak bench fullgrid [NAMES] [--classic]`)."
         ),
     )
-    p.add_argument("name", help="a system name, `data`, `fullgrid`, `zoo` or `speed`")
+    p.add_argument("name", help="a system name, `data`, `fullgrid`, `zoo`, `paper` or `speed`")
     p.add_argument("rest", nargs="*", help="system name(s) after `data` / `fullgrid`")
     p.add_argument("--noises", type=float, nargs="+", default=[0.0, 0.01, 0.1, 0.25, 0.5, 1.0])
     p.add_argument("--classic", action="store_true", help="fullgrid: use PDE-FIND's files")
@@ -420,7 +480,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="all",
         help="zoo: which half (defaults are tuned on `tune` only; `validate` is reported)",
     )
-    p.add_argument("--seeds", default="0", help="zoo: seeds, e.g. 0,1,2")
+    p.add_argument("--seeds", default="0", help="zoo, paper: seeds, e.g. 0,1,2")
+    p.add_argument(
+        "--tables", default=None, help="paper: the systems' tables, e.g. burgers,kdv (default all)"
+    )
+    p.add_argument(
+        "--workers", type=int, default=None, help="paper: Dask workers (0: in this process)"
+    )
+    p.add_argument("--store", default=None, help="paper: results store (default paper.sqlite)")
     p.add_argument(
         "--user-data",
         action="store_true",

@@ -81,6 +81,11 @@ def run_case(
         "seconds": seconds,
         "equation": res.short(),
         "equation_display": res.short(res.digits),
+        "coefficients": {
+            e.lhs.short(): {t.short(): float(c) for t, c in e.coefficients.items()}
+            for e in res.system
+        },
+        "device": res.settings.get("device"),
         "method": res.method,
         "rules": own_rules,
         "columns": columns,
