@@ -70,6 +70,39 @@ def test_network_result_has_a_surrogate(result):
     assert res.inclusion_probabilities == probs
 
 
+def test_uncertainty_and_pareto_front_of_the_final_fit(result, tmp_path):
+    _, res = result
+    unc = res.uncertainty
+    assert set(unc) == {"u_x", "u_xx"}
+    for term, truth in (("u_x", -1.0), ("u_xx", 0.1)):
+        lo, hi = unc[term]["interval"]
+        assert lo < unc[term]["coefficient"] < hi  # the interval is about the value shown
+        assert (
+            unc[term]["coefficient"]
+            == res.system[0].coefficients[
+                next(t for t in res.system[0].coefficients if t.short() == term)
+            ]
+        )
+        assert unc[term]["probability"] == 1.0
+        assert hi - lo < 0.5 * abs(truth)  # informative, not vacuous
+    front = res.pareto
+    sizes = [p.complexity for p in front]
+    assert sizes == sorted(sizes)
+    assert [p.equation.short(4) for p in front if p.chosen] == [res.short(4)]
+    assert min(p.held_out for p in front) > 0
+    text = res.summary().splitlines()
+    assert text[0] == res.short(4)
+    assert text[1] == "u_t: term, coefficient [95 % interval], inclusion probability"
+    assert text[2].startswith("  u_x ") and text[2].endswith("  p = 1.00")
+    assert any(line.endswith("  <- chosen") for line in text)
+    assert text[-1].startswith("method network, seed 0, ")
+    # saved and loaded with the result
+    res.save(tmp_path / "r.json")
+    back = symweak.Discovery.load(tmp_path / "r.json")
+    assert back.uncertainty == unc
+    assert [p.equation.short() for p in back.pareto] == [p.equation.short() for p in front]
+
+
 def test_final_fit_uses_the_surrogate_with_the_lowest_held_out_loss(result):
     from symweak.surrogate._model import held_out_term, split_points
 

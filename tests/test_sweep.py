@@ -168,7 +168,10 @@ def test_two_dask_workers_run_full_grid_cases(tmp_path, capsys):
         '[[runs]]\nsystems = ["burgers", "ks"]\nnoise = [0.0, 0.05]\n',
     )
     assert main(["sweep", str(spec), "--workers", "2"]) == 0
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
+    # no terminal here: one line per finished run instead of a bar
+    assert captured.err.count("sweep: ") == 4 and "sweep: 4/4 " in captured.err
     assert (
         f"sweep done: 4 runs, 0 already stored, 4 ok, 0 failed; store {tmp_path / 'spec.sqlite'}"
         in out

@@ -301,6 +301,16 @@ class FinalFitConfig:
     final_stack: bool = _entry(
         True, NETWORK, "try all scales' test functions together first (each scale's rows / |b|)"
     )
+    uncertainty: bool = _entry(
+        True, NETWORK, "bootstrap intervals and the Pareto front of the final fit"
+    )
+    bootstrap_resamples: int = _entry(200, NETWORK, "row resamples for the intervals")
+    stack_coefficients: str = _entry(
+        "scale",
+        NETWORK,
+        "with the scales stacked: coefficients refitted on the single scale the residual rule "
+        "picks ('scale') or on the stack ('stack')",
+    )
     final_test_ratio: float = _entry(3.0, NETWORK, "at least this many test functions per term")
     final_test_budget: float = _entry(
         1e11, NETWORK, "extra test functions only while tests × points × columns stays below"
@@ -325,6 +335,12 @@ class FinalFitConfig:
             _fail("final_estimator", "'tls' or 'ls'", self.final_estimator)
         if not isinstance(self.final_stack, bool):
             _fail("final_stack", "True or False", self.final_stack)
+        if not isinstance(self.uncertainty, bool):
+            _fail("uncertainty", "True or False", self.uncertainty)
+        if not (_is_int(self.bootstrap_resamples) and self.bootstrap_resamples >= 10):
+            _fail("bootstrap_resamples", "an integer >= 10", self.bootstrap_resamples)
+        if self.stack_coefficients not in ("scale", "stack"):
+            _fail("stack_coefficients", "'scale' or 'stack'", self.stack_coefficients)
         for name, low, strict, what in (
             ("correction_width", 0, True, "> 0"),
             ("final_test_ratio", 0, False, "a number >= 0"),

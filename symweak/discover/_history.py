@@ -75,6 +75,9 @@ class FinalRecord:
     #: with an open-form term (fitted constants inside F) in the fit: the residuals of the
     #: fit with it ("open") and of the fit from terms without ("readable"), and which was kept
     readable: dict = field(default_factory=dict)
+    #: the variant whose system gave the coefficients (the kept one, or with the scales
+    #: stacked, the single scale the residual rule picks)
+    coefficients: str = ""
 
 
 @dataclass
@@ -97,6 +100,12 @@ class FitRecord:
     library_size: int | None = None
     #: stability selection: ``{term: inclusion probability}`` over the equation's library
     probabilities: dict = field(default_factory=dict)
+    #: bootstrap over the final system's test functions: ``{term: [low, high]}`` of each kept
+    #: coefficient (95 %), the same estimator as the coefficients shown
+    intervals: dict = field(default_factory=dict)
+    #: other supports: ``[{"terms": {term: coefficient}, "complexity", "held_out",
+    #: "chosen"}]``, simplest first, scored on held-out test functions
+    pareto: list = field(default_factory=list)
 
 
 @dataclass

@@ -95,6 +95,8 @@ class Problem:
             "constraints": self.constraints.text if self.constraints is not None else None,
             "rules": [repr(r) for r in self.rules],
             "complex_split": {k: list(v) for k, v in self.split.items()},
+            "coords": list(self.obs.coord_names),
+            "fields": list(self.obs.field_names),
         }
 
 

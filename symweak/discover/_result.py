@@ -4,6 +4,7 @@ simulation and persistence live in their own modules)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,91 @@ class Discovery:
         if not any(per.values()):
             return {}
         return next(iter(per.values())) if len(per) == 1 else per
+
+    @property
+    def uncertainty(self) -> dict:
+        """Per kept term: ``{"coefficient", "interval": (low, high), "probability"}`` (terms
+        as short text; 95 % bootstrap intervals over the final fit's test functions, around
+        the coefficient shown; the stability-selection inclusion probability); ``{lhs:
+        {...}}`` for a system; empty where it was not computed (the full-grid method,
+        ``uncertainty=False``, equations fitted jointly by a pair rule)."""
+        fits = {f.lhs: f for f in (self.history.fits if self.history is not None else [])}
+        per = {}
+        for eq in self.system:
+            fit = fits.get(eq.lhs.short())
+            if fit is None or not fit.intervals:
+                continue
+            per[eq.lhs.short()] = {
+                t.short(): {
+                    "coefficient": float(c),
+                    "interval": tuple(fit.intervals.get(t.short(), (float("nan"),) * 2)),
+                    "probability": fit.probabilities.get(t.short()),
+                }
+                for t, c in eq.coefficients.items()
+            }
+        if not per:
+            return {}
+        return next(iter(per.values())) if len(self.system) == 1 else per
+
+    @property
+    def pareto(self) -> list | dict:
+        """The Pareto front of the final fit: :class:`ParetoEquation` entries, simplest
+        first (complexity × relative residual on held-out test functions), the chosen one
+        marked; ``{lhs: [...]}`` for a system; empty where it was not computed."""
+        fits = {f.lhs: f for f in (self.history.fits if self.history is not None else [])}
+        coords = self.settings.get("coords")
+        fields = self.settings.get("fields")
+        per = {}
+        for eq in self.system:
+            fit = fits.get(eq.lhs.short())
+            if fit is None or not fit.pareto:
+                continue
+            per[eq.lhs.short()] = [
+                ParetoEquation(
+                    _equation(eq.lhs.short(), p["terms"], coords, fields),
+                    p["complexity"],
+                    p["held_out"],
+                    p["chosen"],
+                )
+                for p in fit.pareto
+            ]
+        if not per:
+            return {}
+        return next(iter(per.values())) if len(self.system) == 1 else per
+
+    def summary(self, digits: int | None = None) -> str:
+        """What a person reads in a terminal: each equation, then per term its coefficient
+        ± the half-width of its 95 % interval and its inclusion probability, the Pareto
+        front, and the run (method, seed, seconds)."""
+        digits = self.digits if digits is None else digits
+        lines = [self.short(digits)]
+        unc = self.uncertainty
+        per = unc if len(self.system) > 1 else {self.system[0].lhs.short(): unc}
+        front = self.pareto
+        fronts = front if len(self.system) > 1 else {self.system[0].lhs.short(): front}
+        for lhs, terms in per.items():
+            if not terms:
+                continue
+            lines.append(f"{lhs}: term, coefficient [95 % interval], inclusion probability")
+            for term, info in terms.items():
+                lo, hi = info["interval"]
+                p = info["probability"]
+                lines.append(
+                    f"  {term:<14} {_g(info['coefficient'], digits):>10} "
+                    f"[{_g(lo, digits)}, {_g(hi, digits)}]"
+                    + (f"  p = {p:.2f}" if p is not None else "")
+                )
+            if fronts.get(lhs):
+                lines.append(f"{lhs}: Pareto front (complexity, held-out residual)")
+                for entry in fronts[lhs]:
+                    mark = "  <- chosen" if entry.chosen else ""
+                    lines.append(
+                        f"  {entry.complexity:5.2f}  {entry.held_out:.4g}  "
+                        f"{entry.equation.short(digits)}{mark}"
+                    )
+        seconds = sum(self.history.seconds().values()) if self.history is not None else 0.0
+        lines.append(f"method {self.method}, seed {self.seed}, {seconds:.1f} s")
+        return "\n".join(lines)
 
     @property
     def coefficients(self) -> dict:
@@ -205,3 +291,28 @@ class Discovery:
 
         parts = read_result(path)
         return cls(parts.pop("system"), **parts)
+
+
+@dataclass(frozen=True)
+class ParetoEquation:
+    """One equation of the Pareto front: the equation, its complexity (the configured
+    weights summed), its relative residual on held-out test functions, and whether it is
+    the one returned."""
+
+    equation: Equation
+    complexity: float
+    held_out: float
+    chosen: bool
+
+
+def _equation(lhs: str, terms: dict, coords, fields) -> Equation:
+    from ..grammar import parse_equation
+
+    text = f"{lhs} = " + " ".join(
+        f"{'-' if c < 0 else '+'} {abs(c)!r}*({t})" for t, c in terms.items()
+    )
+    return parse_equation(text, coords=",".join(coords) if coords else None, fields=fields)
+
+
+def _g(value: float, digits: int) -> str:
+    return f"{value:.{digits}g}"

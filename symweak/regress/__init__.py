@@ -12,3 +12,6 @@ from ._sparse import stlsq as stlsq
 from ._sparse import swap_refine as swap_refine
 from ._sparse import tls_refit as tls_refit
 from ._stability import stability_selection as stability_selection
+from ._uncertainty import ParetoPoint as ParetoPoint
+from ._uncertainty import bootstrap_intervals as bootstrap_intervals
+from ._uncertainty import pareto_front as pareto_front

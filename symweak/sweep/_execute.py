@@ -183,6 +183,14 @@ def sweep(
             log.warning("symweak: sweep: %s failed: %s", row["label"], row["error"])
         bar.update(1)
         bar.set_postfix(ok=summary.ok, failed=summary.failed, refresh=False)
+        if progress and bar.disable:  # no terminal (a log, CI): one line per run, no bar
+            done = summary.ok + summary.failed
+            seconds = f", {row['seconds']:.0f} s" if row.get("seconds") is not None else ""
+            print(
+                f"sweep: {done}/{len(todo)} {row['label']}: {row['status']}{seconds}",
+                file=sys.stderr,
+                flush=True,
+            )
 
     try:
         if workers == 0 and scheduler is None:

@@ -1,0 +1,125 @@
+"""How sure a sparse weak-form fit is: bootstrap intervals for the kept coefficients, and the
+Pareto front of other supports (complexity × residual on held-out test functions).
+
+Both work on the final system ``G ξ = b`` (rows are test functions), after the support is
+chosen: the intervals re-estimate the kept coefficients, with the same estimator as the
+point estimate (total least squares by default), on resampled rows; the front refits the
+supports of greedy forward and backward selection on half of the rows and scores them on
+the other half, so that a model is not judged on the rows it was fitted to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._errors import SymweakError
+from ._sparse import Fit, _check, _residual, _scales, _solve, backward_path, forward_path, tls_refit
+
+__all__ = ["ParetoPoint", "bootstrap_intervals", "pareto_front"]
+
+
+def _estimate(G, b, support, tls: bool) -> np.ndarray:
+    coef = _solve(G, b, np.asarray(support, dtype=int), _scales(G))
+    if tls:
+        coef = tls_refit(G, b, Fit(coef, _residual(G, b, coef), None, "ls")).coef
+    return coef
+
+
+def bootstrap_intervals(
+    G,
+    b,
+    support: Sequence[int],
+    *,
+    resamples: int = 200,
+    level: float = 0.95,
+    seed: int = 0,
+    tls: bool = True,
+    estimator: Callable | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile intervals ``(lo, hi)`` (one entry per column; 0 outside ``support``) of
+    the coefficients refitted on ``resamples`` row resamples drawn with replacement.
+
+    ``estimator(G, b, support) -> coef`` replaces the default (least squares on the support,
+    then total least squares when ``tls``): use the one that gave the point estimate.
+    """
+    G, b = _check(G, b)
+    support = np.asarray(support, dtype=int)
+    if not 0 < level < 1:
+        raise SymweakError(f"level must be in (0, 1), got {level!r}.")
+    if resamples < 10:
+        raise SymweakError(f"resamples must be at least 10, got {resamples!r}.")
+    lo, hi = np.zeros(G.shape[1]), np.zeros(G.shape[1])
+    if support.size == 0:
+        return lo, hi
+    fit = estimator or (lambda g, y, s: _estimate(g, y, s, tls))
+    rng = np.random.default_rng(seed)
+    K = G.shape[0]
+    draws = np.empty((resamples, support.size))
+    for i in range(resamples):
+        rows = rng.integers(0, K, K)
+        draws[i] = fit(G[rows], b[rows], support)[support]
+    tail = (1 - level) / 2
+    lo[support] = np.quantile(draws, tail, axis=0)
+    hi[support] = np.quantile(draws, 1 - tail, axis=0)
+    return lo, hi
+
+
+@dataclass
+class ParetoPoint:
+    """A support on the front: its coefficients (fitted on all rows), complexity, and
+    relative residual on the held-out rows."""
+
+    support: tuple[int, ...]
+    coef: np.ndarray
+    complexity: float
+    held_out: float
+    chosen: bool = False
+
+
+def pareto_front(
+    G,
+    b,
+    *,
+    chosen: Sequence[int] = (),
+    complexity: Sequence[float] | None = None,
+    keep: Sequence[int] = (),
+    seed: int = 0,
+    tls: bool = True,
+    max_terms: int = 12,
+) -> list[ParetoPoint]:
+    """Supports no simpler support beats on held-out test functions, simplest first.
+
+    Candidates: the nested supports of greedy backward and forward selection (one per size,
+    up to ``max_terms``) and ``chosen``. Each is fitted on a random half of the rows and
+    scored by ‖G_B ξ − b_B‖/‖b_B‖ on the other half; a support is on the front when every
+    simpler one scores worse. ``chosen`` is always listed (marked), even when it is not on
+    the front, so that a reader sees where the selection landed.
+    """
+    G, b = _check(G, b)
+    K, S = G.shape
+    weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
+    chosen_key = tuple(sorted(int(j) for j in chosen))
+    supports = {chosen_key} if chosen_key else set()
+    for path in (backward_path(G, b, keep), forward_path(G, b, keep)):
+        supports.update(tuple(sorted(s)) for s in path if 0 < len(s) <= max_terms)
+    order = np.random.default_rng(seed).permutation(K)
+    half_a, half_b = order[: K // 2], order[K // 2 :]
+    nb = np.linalg.norm(b[half_b]) or 1.0
+    points = []
+    for s in supports:
+        fit_a = _estimate(G[half_a], b[half_a], s, tls)
+        held = float(np.linalg.norm(G[half_b] @ fit_a - b[half_b]) / nb)
+        points.append(ParetoPoint(s, _estimate(G, b, s, tls), float(weights[list(s)].sum()), held))
+    points.sort(key=lambda p: (p.complexity, p.held_out))
+    front, best = [], np.inf
+    for p in points:
+        p.chosen = p.support == chosen_key
+        if p.held_out < best - 1e-12:
+            front.append(p)
+            best = p.held_out
+        elif p.chosen:
+            front.append(p)
+    return front
