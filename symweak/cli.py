@@ -241,6 +241,9 @@ def _cmd_discover(args: argparse.Namespace) -> int:
         method=args.method,
         **_overrides(args),
     )
+    if res.uncertainty:  # the network path: intervals, probabilities, the Pareto front
+        for line in res.summary().splitlines()[1:]:
+            print(line)
     print(res)
     if args.out:
         res.save(args.out)

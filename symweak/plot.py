@@ -23,7 +23,9 @@ __all__ = [
     "plot_coefficients",
     "plot_fields",
     "plot_losses",
+    "plot_pareto",
     "plot_residuals",
+    "plot_uncertainty",
     "save_figures",
 ]
 
@@ -179,6 +181,70 @@ def plot_residuals(result, obs):
     return fig
 
 
+def plot_uncertainty(result):
+    """Each kept coefficient with its 95 % interval, and every candidate's inclusion
+    probability as a bar (the threshold drawn)."""
+    plt = _plt()
+    fits = [f for f in result.history.fits if f.intervals] if result.history else []
+    if not fits:
+        raise SymweakError("This result has no intervals (network path, uncertainty=True).")
+    fig, ax = plt.subplots(2, len(fits), figsize=(6 * len(fits), 6.4), squeeze=False)
+    threshold = result.settings.get("stability_threshold")
+    for k, fit in enumerate(fits):
+        terms = list(fit.intervals)
+        coefs = {t.short(): c for eq in result.system for t, c in eq.coefficients.items()
+                 if eq.lhs.short() == fit.lhs}  # fmt: skip
+        values = [coefs[t] for t in terms]
+        lo = [values[i] - fit.intervals[t][0] for i, t in enumerate(terms)]
+        hi = [fit.intervals[t][1] - values[i] for i, t in enumerate(terms)]
+        a = ax[0][k]
+        a.errorbar(range(len(terms)), values, yerr=[lo, hi], fmt="o", capsize=4)
+        a.axhline(0.0, color="0.7", lw=0.8)
+        a.set_xticks(range(len(terms)), terms, rotation=30, ha="right")
+        a.set_title(f"{fit.lhs}: coefficients with 95 % intervals")
+        probs = sorted(fit.probabilities.items(), key=lambda kv: -kv[1])
+        b = ax[1][k]
+        b.bar(range(len(probs)), [p for _, p in probs], color="tab:blue")
+        b.set_xticks(range(len(probs)), [t for t, _ in probs], rotation=30, ha="right")
+        if threshold:
+            b.axhline(threshold, color="tab:red", ls="--", lw=1, label="kept at or above")
+            b.legend(fontsize=8)
+        b.set_ylim(0, 1.05)
+        b.set_title(f"{fit.lhs}: inclusion probability (stability selection)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_pareto(result):
+    """The Pareto front: complexity against residual on held-out test functions, the
+    returned equation marked."""
+    plt = _plt()
+    front = result.pareto
+    fronts = front if isinstance(front, dict) else {result.system[0].lhs.short(): front}
+    fronts = {k: v for k, v in fronts.items() if v}
+    if not fronts:
+        raise SymweakError("This result has no Pareto front (network path, uncertainty=True).")
+    fig, ax = plt.subplots(1, len(fronts), figsize=(6 * len(fronts), 3.8), squeeze=False)
+    for a, (lhs, points) in zip(ax[0], fronts.items()):
+        xs = [p.complexity for p in points]
+        ys = [p.held_out for p in points]
+        a.plot(xs, ys, "o-", color="tab:blue")
+        for p in points:
+            label = f"{len(p.equation.coefficients)} term(s)"
+            a.annotate(label, (p.complexity, p.held_out), fontsize=7, xytext=(4, 4),
+                       textcoords="offset points")  # fmt: skip
+            if p.chosen:
+                a.plot([p.complexity], [p.held_out], "o", ms=12, mfc="none", color="tab:red",
+                       label=p.equation.short(3))  # fmt: skip
+        a.set_yscale("log")
+        a.set_xlabel("complexity")
+        a.set_ylabel("held-out relative residual")
+        a.set_title(f"{lhs}: Pareto front (circled: returned)")
+        a.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
 def save_figures(result, folder, obs=None) -> list[Path]:
     """Every figure that applies to ``result`` (and ``obs`` when given), as PNG files."""
     plt = _plt()
@@ -188,6 +254,8 @@ def save_figures(result, folder, obs=None) -> list[Path]:
     jobs = [
         ("losses", lambda: plot_losses(result)),
         ("coefficients", lambda: plot_coefficients(result)),
+        ("uncertainty", lambda: plot_uncertainty(result)),
+        ("pareto", lambda: plot_pareto(result)),
     ]
     if obs is not None:
         jobs += [

@@ -96,6 +96,11 @@ def test_uncertainty_and_pareto_front_of_the_final_fit(result, tmp_path):
     assert text[2].startswith("  u_x ") and text[2].endswith("  p = 1.00")
     assert any(line.endswith("  <- chosen") for line in text)
     assert text[-1].startswith("method network, seed 0, ")
+    # figures of both, from the saved result too
+    from symweak.plot import save_figures
+
+    made = {p.name for p in save_figures(res, tmp_path / "fig")}
+    assert {"uncertainty.png", "pareto.png"} <= made
     # saved and loaded with the result
     res.save(tmp_path / "r.json")
     back = symweak.Discovery.load(tmp_path / "r.json")

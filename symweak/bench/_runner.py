@@ -86,6 +86,7 @@ def run_case(
             for e in res.system
         },
         "device": res.settings.get("device"),
+        "intervals": {f.lhs: f.intervals for f in res.history.fits if f.intervals},
         "method": res.method,
         "rules": own_rules,
         "columns": columns,

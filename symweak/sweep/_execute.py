@@ -81,6 +81,7 @@ def _discover_file(run: Run) -> dict[str, Any]:
     return {
         "equation": res.short(),
         "coefficients": _coefficients(res.system),
+        "intervals": {f.lhs: f.intervals for f in res.history.fits if f.intervals} or None,
         "seconds": seconds,
         "device": getattr(res, "settings", {}).get("device"),
     }
@@ -123,6 +124,7 @@ def execute(run: Run, threads: int | None = None) -> dict[str, Any]:
                 e_2=max(got["E_2"]),
                 equation=got["equation"],
                 coefficients=got["coefficients"],
+                intervals=got["intervals"] or None,
                 seconds=got["seconds"],
                 device=got.get("device"),
             )

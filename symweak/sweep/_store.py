@@ -35,6 +35,7 @@ COLUMNS = (
     ("e_2", "REAL"),
     ("equation", "TEXT"),
     ("coefficients", "TEXT"),  # JSON: {lhs: {term: coefficient}}, every digit
+    ("intervals", "TEXT"),  # JSON: {lhs: {term: [low, high]}}, 95 % (network path)
     ("seconds", "REAL"),
     ("peak_memory_mib", "REAL"),  # the worker process's peak resident memory
     ("device", "TEXT"),
@@ -99,7 +100,7 @@ class Store:
             out = []
             for values in cur:
                 row = dict(zip(NAMES, values))
-                for name in ("config", "coefficients", "versions"):
+                for name in ("config", "coefficients", "intervals", "versions"):
                     if row[name] is not None:
                         row[name] = json.loads(row[name])
                 out.append(row)
@@ -117,7 +118,7 @@ class Store:
 
         path = Path(path)
         frame = self.frame()
-        for name in ("config", "coefficients", "versions"):
+        for name in ("config", "coefficients", "intervals", "versions"):
             frame[name] = frame[name].map(lambda v: None if v is None else json.dumps(v))
         if path.suffix.lower() == ".parquet":
             atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))
