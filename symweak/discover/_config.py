@@ -305,6 +305,9 @@ class FinalFitConfig:
         True, NETWORK, "bootstrap intervals and the Pareto front of the final fit"
     )
     bootstrap_resamples: int = _entry(200, NETWORK, "row resamples for the intervals")
+    interval_envelope: bool = _entry(
+        True, NETWORK, "intervals also span the support refitted on the other test functions"
+    )
     stack_coefficients: str = _entry(
         "scale",
         NETWORK,
@@ -335,6 +338,8 @@ class FinalFitConfig:
             _fail("final_estimator", "'tls' or 'ls'", self.final_estimator)
         if not isinstance(self.final_stack, bool):
             _fail("final_stack", "True or False", self.final_stack)
+        if not isinstance(self.interval_envelope, bool):
+            _fail("interval_envelope", "True or False", self.interval_envelope)
         if not isinstance(self.uncertainty, bool):
             _fail("uncertainty", "True or False", self.uncertainty)
         if not (_is_int(self.bootstrap_resamples) and self.bootstrap_resamples >= 10):

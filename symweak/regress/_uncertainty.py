@@ -18,7 +18,14 @@ import numpy as np
 from .._errors import SymweakError
 from ._sparse import Fit, _check, _residual, _scales, _solve, backward_path, forward_path, tls_refit
 
-__all__ = ["ParetoPoint", "bootstrap_intervals", "pareto_front"]
+__all__ = ["ParetoPoint", "bootstrap_intervals", "pareto_front", "refit_support"]
+
+
+def refit_support(G, b, support, tls: bool = True) -> np.ndarray:
+    """Coefficients of ``support`` (all columns; 0 elsewhere): least squares, then total
+    least squares when ``tls`` (the final fit's estimator)."""
+    G, b = _check(G, b)
+    return _estimate(G, b, support, tls)
 
 
 def _estimate(G, b, support, tls: bool) -> np.ndarray:
