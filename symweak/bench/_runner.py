@@ -81,10 +81,7 @@ def run_case(
         "seconds": seconds,
         "equation": res.short(),
         "equation_display": res.short(res.digits),
-        "coefficients": {
-            e.lhs.short(): {t.short(): float(c) for t, c in e.coefficients.items()}
-            for e in res.system
-        },
+        "coefficients": coefficient_table(res.system),
         "device": res.settings.get("device"),
         "intervals": {f.lhs: f.intervals for f in res.history.fits if f.intervals},
         "method": res.method,
@@ -108,6 +105,11 @@ def run_case(
         mse = reconstruction_mse(pred, full.fields)
         row["L"] = [mse[f] for f in full.field_names if f in mse]
     return row
+
+
+def coefficient_table(system) -> dict[str, dict[str, float]]:
+    """``{lhs: {term: coefficient}}`` as short text, every digit (JSON-ready)."""
+    return {e.lhs.short(): {t.short(): float(c) for t, c in e.coefficients.items()} for e in system}
 
 
 def format_rows(rows: Sequence[dict]) -> str:

@@ -66,6 +66,7 @@ def _versions() -> dict[str, str]:
 
 def _discover_file(run: Run) -> dict[str, Any]:
     from .. import discover, load
+    from ..bench._runner import coefficient_table
     from ..bench._speed import columns
 
     obs = load(run.file)
@@ -80,15 +81,11 @@ def _discover_file(run: Run) -> dict[str, Any]:
     seconds = time.perf_counter() - start
     return {
         "equation": res.short(),
-        "coefficients": _coefficients(res.system),
+        "coefficients": coefficient_table(res.system),
         "intervals": {f.lhs: f.intervals for f in res.history.fits if f.intervals} or None,
         "seconds": seconds,
         "device": getattr(res, "settings", {}).get("device"),
     }
-
-
-def _coefficients(system) -> dict[str, dict[str, float]]:
-    return {e.lhs.short(): {t.short(): float(c) for t, c in e.coefficients.items()} for e in system}
 
 
 def execute(run: Run, threads: int | None = None) -> dict[str, Any]:
@@ -97,17 +94,7 @@ def execute(run: Run, threads: int | None = None) -> dict[str, Any]:
         import torch
 
         torch.set_num_threads(threads)
-    row: dict[str, Any] = {
-        "key": run.key,
-        "label": run.label,
-        "system": run.system,
-        "file": run.file,
-        "ratio": run.ratio,
-        "noise": run.noise,
-        "seed": run.seed,
-        "config": run.config(),
-        "versions": _versions(),
-    }
+    row: dict[str, Any] = {**_identity(run), "versions": _versions()}
     start = time.perf_counter()
     try:
         if run.system is not None:
@@ -140,7 +127,7 @@ def execute(run: Run, threads: int | None = None) -> dict[str, Any]:
     # ru_maxrss is in KiB on Linux, bytes on macOS: the process's peak so far
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     row["peak_memory_mib"] = peak / (2**20 if sys.platform == "darwin" else 2**10)
-    row["finished"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    row["finished"] = _now()
     return row
 
 
@@ -260,6 +247,16 @@ def _on_dask(todo: list[Run], workers: int | None, scheduler: str | None, record
 def execute_failed(run: Run, exc: BaseException) -> dict[str, Any]:
     """The row of a run whose worker never returned (lost worker, unpicklable result)."""
     return {
+        **_identity(run),
+        "status": "failed",
+        "error": f"{type(exc).__name__}: {exc}",
+        "finished": _now(),
+    }
+
+
+def _identity(run: Run) -> dict[str, Any]:
+    """The columns that say which run a row is."""
+    return {
         "key": run.key,
         "label": run.label,
         "system": run.system,
@@ -268,7 +265,8 @@ def execute_failed(run: Run, exc: BaseException) -> dict[str, Any]:
         "noise": run.noise,
         "seed": run.seed,
         "config": run.config(),
-        "status": "failed",
-        "error": f"{type(exc).__name__}: {exc}",
-        "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
