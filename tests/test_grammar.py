@@ -135,7 +135,19 @@ SEMANTIC = [
         "Each entry must be a single term; separate terms with commas instead of `+`.",
         (1, 1),
     ),
-    (parse_terms, "u, u_x^2", None, (1, 4)),
+    (
+        parse_terms,
+        "u, u*u_xx",
+        "`u*u_xx` is not a single term: its canonical writing is 1/2*d_xx(u^2) + -1*u_x^2; "
+        "list those terms instead.",
+        (1, 4),
+    ),
+    (
+        parse_constraints,
+        "inputs: u, u^2",
+        "`inputs:` takes fields and derivatives of one field (u, u_x, u_xx), not `u^2`.",
+        (1, 12),
+    ),
     (parse_constraints, "fields: u\nkeep: w_xx", "Unknown field `w`.", (2, 7)),
     (
         parse_constraints,

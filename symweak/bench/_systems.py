@@ -17,6 +17,7 @@ import numpy as np
 from .._errors import DataError
 from ..data import Observations, load
 from . import _solvers as S
+from ._beyond import BEYOND
 from ._system import BenchmarkSystem
 from ._zoo import ZOO
 
@@ -311,9 +312,11 @@ def get_system(name: str) -> BenchmarkSystem:
         return SYSTEMS[key]
     if key in ZOO:
         return ZOO[key]
+    if key in BEYOND:
+        return BEYOND[key]
     raise DataError(
         f"Unknown benchmark system {name!r}; known: {', '.join(SYSTEMS)}, "
-        f"and the zoo's {', '.join(ZOO)}."
+        f"the zoo's {', '.join(ZOO)}, and beyond D^a F(U): {', '.join(BEYOND)}."
     )
 
 

@@ -18,7 +18,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from .._errors import DataError, SymweakError
-from ..ir import Equation, polynomial_library
+from ..ir import Equation, polynomial_library, product_library, short
 from ..regress import fit_equations, mstls, stlsq, term_complexity
 from ..weak import WeakAssembler
 from ._history import FitRecord, GridRecord, History
@@ -111,12 +111,51 @@ def evaluate_functions(
             if val is not None:
                 out[i] = np.broadcast_to(val, shape)
                 continue
-        fields = sorted(F.atoms(AppliedUndef), key=str)
+        derivs = sorted(F.atoms(sympy.Derivative), key=sympy.default_sort_key)
+        dsyms = [sympy.Dummy() for _ in derivs]
+        G = F.xreplace(dict(zip(derivs, dsyms)))
+        fields = sorted(G.atoms(AppliedUndef), key=str)
         syms = [sympy.Dummy(f.func.__name__) for f in fields]
-        fn = sympy.lambdify(syms, F.xreplace(dict(zip(fields, syms))), modules="numpy")
+        fn = sympy.lambdify([*syms, *dsyms], G.xreplace(dict(zip(fields, syms))), modules="numpy")
         with np.errstate(all="ignore"):
-            val = fn(*[grids[f.func.__name__] for f in fields])
+            val = fn(*[grids[f.func.__name__] for f in fields], *[grids[short(d)] for d in derivs])
         out[i] = np.broadcast_to(np.asarray(val, dtype=np.float64), shape)
+    return out
+
+
+#: Savitzky–Golay window (points) and polynomial order for derivatives of the data that
+#: product terms (u_x², ``inputs:``) need on the full-grid path
+SAVGOL_WINDOW = 11
+SAVGOL_ORDER = 4
+
+
+def data_jets(grids: Mapping[str, np.ndarray], axes: Mapping[str, np.ndarray], derivs) -> dict:
+    """``{"u_x": values, …}``: derivatives of the gridded data that product terms take, by
+    Savitzky–Golay filters (local polynomial fits of ``SAVGOL_ORDER`` over
+    ``SAVGOL_WINDOW`` points along each differentiated axis; scipy). Unlike the weak
+    form's terms, these derivatives are taken of the data: noise is amplified by about
+    1/h^n for an n-th derivative, so product terms are less accurate on noisy data."""
+    from scipy.signal import savgol_filter
+
+    names = list(axes)
+    out = {}
+    for d in derivs:
+        values = grids[d.expr.func.__name__]
+        for sym, n in d.variable_count:
+            axis = names.index(str(sym))
+            a = np.asarray(axes[str(sym)], dtype=float)
+            step = np.diff(a)
+            if not np.allclose(step, step[0], rtol=1e-6, atol=0):
+                raise DataError(
+                    f"{short(d)} is taken of the data on the full-grid path, which needs an "
+                    f"evenly spaced {sym} axis; resample the data or drop `inputs:`."
+                )
+            window = min(SAVGOL_WINDOW, len(a) - (1 - len(a) % 2))
+            order = min(max(SAVGOL_ORDER, int(n) + 1), window - 1)
+            values = savgol_filter(
+                values, window, order, deriv=int(n), delta=float(step[0]), axis=axis, mode="interp"
+            )
+        out[short(d)] = values
     return out
 
 
@@ -143,7 +182,14 @@ def build_library(problem, config) -> list:
         (),
         lib_cfg.include_constant,
     )
-    return filter_library(library, problem.lhs, problem.constraints)
+    library = filter_library(library, problem.lhs, problem.constraints)
+    constraints = problem.constraints
+    if constraints is not None and constraints.inputs:
+        present = set(library) | set(problem.lhs) | set(constraints.forbid)
+        library += [
+            t for t in product_library(constraints.inputs, lib_cfg.degree) if t not in present
+        ]
+    return library
 
 
 def _test_functions(problem, config, axes, grids, orders):
@@ -194,7 +240,10 @@ def run(problem, config) -> tuple[list[Equation], History]:
     assembler = WeakAssembler(axes, tests, orders)
     funcs, index = distinct_functions([*library, *problem.lhs])
     sigma = {f: estimate_noise(g) for f, g in grids.items()} if config.selection.debias else None
-    values = evaluate_functions(funcs, grids, sigma)
+    derivs = sorted(
+        {d for F in funcs for d in F.atoms(sympy.Derivative)}, key=sympy.default_sort_key
+    )
+    values = evaluate_functions(funcs, {**grids, **data_jets(grids, axes, derivs)}, sigma)
     bad = [str(funcs[i]) for i in range(len(funcs)) if not np.all(np.isfinite(values[i]))]
     if bad:  # e.g. log(u) where u <= 0: such candidates cannot be integrated; say so
         library = [t for t in library if np.all(np.isfinite(values[index[t.F]]))]

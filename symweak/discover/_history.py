@@ -134,6 +134,8 @@ class History:
     architecture: dict | None = None
     network_outputs: list = field(default_factory=list)
     library: list = field(default_factory=list)
+    #: product terms from ``inputs:`` that joined the final fit (short text)
+    products: list = field(default_factory=list)
     rules: list = field(default_factory=list)
     surrogate: SurrogateChoice | None = None
     fits: list = field(default_factory=list)

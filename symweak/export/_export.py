@@ -95,6 +95,7 @@ def _plan(system: System, coords: Iterable[str], periodic: Mapping[str, bool], a
                 fields_seen.append(name)
     safe = {f: _safe(f) for f in fields_seen}
     functions: list[sympy.Expr] = []
+    jets: dict[str, dict] = {}
     equations = []
     for eq in system:
         lhs = eq.lhs
@@ -111,8 +112,30 @@ def _plan(system: System, coords: Iterable[str], periodic: Mapping[str, bool], a
                     f"Term {term.short()} has a time derivative on the right-hand side; "
                     "code export integrates only explicit equations."
                 )
-            sub = {f: sympy.Symbol(safe[f.func.__name__]) for f in term.F.atoms(AppliedUndef)}
-            F = term.F.xreplace(sub)
+            # derivatives inside F (product terms, u_x^2) become arrays computed first
+            jet_sub = {}
+            for d in sorted(term.F.atoms(sympy.Derivative), key=sympy.default_sort_key):
+                d_orders = dict((str(s), int(n)) for s, n in d.variable_count)
+                name = f"{safe[d.expr.func.__name__]}_" + "".join(
+                    c * d_orders.get(c, 0) for c in space
+                )
+                if d_orders.get("t"):
+                    raise SymweakError(
+                        f"Term {term.short()} holds a time derivative; code export "
+                        "integrates only explicit equations."
+                    )
+                if name not in jets:
+                    jets[name] = {
+                        "name": name,
+                        "field": safe[d.expr.func.__name__],
+                        "orders": [
+                            (i, space[i], d_orders.get(space[i], 0)) for i in range(len(space))
+                        ],
+                    }
+                jet_sub[d] = sympy.Symbol(name)
+            F = term.F.xreplace(jet_sub)
+            sub = {f: sympy.Symbol(safe[f.func.__name__]) for f in F.atoms(AppliedUndef)}
+            F = F.xreplace(sub)
             if F not in functions:
                 functions.append(F)
             terms.append(
@@ -145,6 +168,7 @@ def _plan(system: System, coords: Iterable[str], periodic: Mapping[str, bool], a
         "accuracy": int(accuracy),
         "equations": equations,
         "functions_sympy": functions,
+        "jets": list(jets.values()),
     }
 
 
@@ -202,12 +226,21 @@ def render(
     if target == "torch":
         printer = TorchPrinter({"strict": True})
         plan["torch_functions"] = [_printed(F, printer, "PyTorch") for F in funcs]
+    for jet in plan["jets"]:
+        jet["numpy"] = _nest("derivative", jet["field"], jet["orders"])
+        jet["torch"] = _nest("_derivative", jet["field"], jet["orders"])
     for eq in plan["equations"]:
         for term in eq["terms"]:
             inner = f"F{term['index']}"
             term["numpy"] = _nest("derivative", inner, term["orders"])
             term["torch"] = _nest("_derivative", inner, term["orders"])
     if target == "c":
+        if plan["jets"]:
+            raise SymweakError(
+                "The C export does not write products of derivatives ("
+                + ", ".join(j["name"] for j in plan["jets"])
+                + ") yet; export to numpy or torch instead."
+            )
         printer = C99CodePrinter({"strict": True, "user_functions": printer_functions("c")})
         items = []
         for e, eq in enumerate(plan["equations"]):

@@ -19,8 +19,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from .._errors import GrammarError, IRError
 from .._resources import resource_path
-from ..ir import Equation, Term, to_weak_terms
-from ..ir._symbols import DEFAULT_COORDS, RESERVED_NAMES, coord_sort_key
+from ..ir import Equation, Term, short, to_weak_terms
+from ..ir._symbols import DEFAULT_COORDS, RESERVED_NAMES, coord_sort_key, is_field
 from ..operators import OperatorSet, expression_functions, get_operator
 
 __all__ = [
@@ -78,7 +78,7 @@ CONSTRAINT_ERRORS: dict[str, list[str]] = {
     ],
     (
         "Unknown statement. Statements are `lhs:`, `fields:`, `coords:`, `ops:`, `order:`, "
-        "`forbid:`, `keep:`, `add:`, `rule NAME: ...`, or a built-in rule such as "
+        "`forbid:`, `keep:`, `add:`, `inputs:`, `rule NAME: ...`, or a built-in rule such as "
         "`galilean(u, v)`."
     ): ["foo: u", "lhs: u_t\nbar: x", "fields: u\n2"],
     "Each `order:` item is `coordinate <= integer`, e.g. `order: x <= 4`.": [
@@ -250,6 +250,9 @@ class Constraints:
     forbid: tuple[Term, ...] = ()
     keep: tuple[Term, ...] = ()
     add: tuple[Term, ...] = ()
+    #: ``inputs: u, u_x``: the fields and field derivatives candidate terms are built from
+    #: (empty: the fields alone, every term D^α F(U))
+    inputs: tuple[sympy.Expr, ...] = ()
     rules: tuple[RuleSpec, ...] = ()
     text: str = ""
 
@@ -482,14 +485,24 @@ def _position(tree_or_tok):
 
 
 def _one_term(expr: sympy.Expr, text: str, where) -> Term:
-    try:
-        return Term.from_sympy(expr)
-    except IRError:
-        pass
+    inner = expr.expr if isinstance(expr, sympy.Derivative) else expr
+    if not inner.has(sympy.Derivative):
+        try:
+            return Term.from_sympy(expr)
+        except IRError:
+            pass
     try:
         parts = to_weak_terms(expr)
     except IRError as exc:
         raise GrammarError(str(exc), text, *_position(where)) from None
+    if len(parts) != 1 and len(sympy.Add.make_args(sympy.expand(expr))) == 1:
+        listed = " + ".join(f"{c}*{t.short()}" for c, t in parts)
+        raise GrammarError(
+            f"`{short(expr)}` is not a single term: its canonical writing is {listed}; list "
+            "those terms instead.",
+            text,
+            *_position(where),
+        )
     if len(parts) != 1:
         raise GrammarError(
             "Each entry must be a single term; separate terms with commas instead of `+`.",
@@ -704,6 +717,7 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
     forbid: list[Term] = []
     keep: list[Term] = []
     add: list[Term] = []
+    inputs: list[sympy.Expr] = []
     ops = None
     max_order: dict[str, int] = {}
     rules: list[RuleSpec] = []
@@ -737,6 +751,8 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
             keep.extend(terms_of(stmt))
         elif kind == "add_stmt":
             add.extend(terms_of(stmt))
+        elif kind == "inputs_stmt":
+            _inputs(stmt, builder, text, inputs)
         elif kind == "ops_stmt":
             if ops is not None:
                 raise GrammarError("`ops:` is given twice.", text, *_position(stmt))
@@ -759,9 +775,36 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
         forbid=tuple(forbid),
         keep=tuple(keep),
         add=tuple(add),
+        inputs=tuple(inputs),
         rules=tuple(rules),
         text=text,
     )
+
+
+def _inputs(stmt: Tree, builder: _Builder, text: str, inputs: list) -> None:
+    """``inputs: u, u_x, u_xx``: each a field or a derivative of one, listed once."""
+    sub = stmt.children[0]
+    for expr, child in zip(_run(builder, sub, text), sub.children):
+        ok = is_field(expr) or (isinstance(expr, sympy.Derivative) and is_field(expr.expr))
+        if not ok:
+            raise GrammarError(
+                f"`inputs:` takes fields and derivatives of one field (u, u_x, u_xx), not "
+                f"`{short(expr)}`.",
+                text,
+                *_position(child),
+            )
+        if expr in inputs:
+            raise GrammarError(
+                f"`{short(expr)}` is listed twice in `inputs:`.", text, *_position(child)
+            )
+        inputs.append(expr)
+    if inputs and not any(isinstance(e, sympy.Derivative) for e in inputs):
+        raise GrammarError(
+            "`inputs:` lists no derivative; add one (e.g. `inputs: u, u_x`) or leave the "
+            "statement out (terms D^α F(U) are the default).",
+            text,
+            *_position(stmt),
+        )
 
 
 def _rule(stmt: Tree, builder: _Builder, text: str) -> RuleSpec:

@@ -9,7 +9,8 @@ import sympy
 
 from .._errors import IRError
 from ._printing import format_float
-from ._term import Term, to_weak_terms
+from ._products import to_weak_terms
+from ._term import Term
 
 __all__ = ["Equation", "System", "strong_monomials"]
 
@@ -123,16 +124,20 @@ class Equation:
         if not isinstance(eq, sympy.Equality):
             raise IRError(f"Expected a sympy.Eq, got {type(eq).__name__}.")
         rhs: list[tuple[Term, float]] = []
+        strong = []  # parts with derivatives inside (u*u_x, u*u_xx): normal form together
         for part in sympy.Add.make_args(eq.rhs):
             if part == 0:
                 continue
             coeff, rest = part.as_coeff_Mul()
             if not coeff.is_number:
                 raise IRError(f"Coefficient {coeff} of {rest} is not a number.")
-            try:
-                rhs.append((Term.from_sympy(rest), coeff))
-            except IRError:
-                rhs.extend((t, coeff * c) for c, t in to_weak_terms(rest))
+            inner = rest.expr if isinstance(rest, sympy.Derivative) else rest
+            if inner.has(sympy.Derivative):
+                strong.append(part)
+                continue
+            rhs.append((Term.from_sympy(rest), coeff))
+        if strong:
+            rhs.extend((t, c) for c, t in to_weak_terms(sympy.Add(*strong)))
         return cls(Term.from_sympy(eq.lhs), rhs)
 
     def strong(self) -> sympy.Eq:

@@ -78,6 +78,12 @@ class IRLatexPrinter(LatexPrinter):
             return rf"\partial_{{{suffix}}} {body}"
         return rf"\partial_{{{suffix}}}\left({body}\right)"
 
+    def _print_Pow(self, expr):
+        # (∂_x u)^2, not ∂_x u^{2} (which reads as a derivative of u²)
+        if isinstance(expr.base, sympy.Derivative):
+            return rf"\left({self._print(expr.base)}\right)^{{{self._print(expr.exp)}}}"
+        return super()._print_Pow(expr)
+
     def parenthesize(self, item, level, is_neg=False, strict=False):
         # Derivatives bind like function application: never wrap them in parentheses.
         if isinstance(item, sympy.Derivative):

@@ -12,7 +12,7 @@ from ._printing import latex as _latex
 from ._printing import short as _short
 from ._symbols import coord, coord_sort_key, field_name, fields_in, is_field
 
-__all__ = ["Term", "canonical_factor", "to_weak_terms"]
+__all__ = ["Term", "canonical_factor"]
 
 Alpha = tuple[tuple[sympy.Symbol, int], ...]
 
@@ -96,11 +96,14 @@ class Term:
                 f"F must be a SymPy expression of fields, got {type(F).__name__} {F!r}. "
                 "Build fields with symweak.ir.field('u', 'tx')."
             )
-        if F.has(sympy.Derivative):
-            raise IRError(
-                f"F = {_short(F)} contains a derivative; a term is D^α F(U) with F a function "
-                "of the fields only. Write u*u_x as d_x(u^2)/2 (see symweak.ir.to_weak_terms)."
-            )
+        for d in F.atoms(sympy.Derivative):
+            # a product term G(U, ∂U): derivatives of the fields themselves only
+            if not is_field(d.expr) or any(s not in d.expr.args for s, _ in d.variable_count):
+                raise IRError(
+                    f"F = {_short(F)} contains {_short(d)}; inside F only derivatives of a "
+                    "field along its own coordinates may appear (u_x, v_xy), as in u_x^2 or "
+                    "u*u_xx. Write d_x(u^2) for a derivative of an expression."
+                )
         self.alpha: Alpha = _normalise_alpha(alpha)
         self.F: sympy.Expr = F
         fields = fields_in(F)
@@ -143,11 +146,8 @@ class Term:
                 alpha += list(inner.variable_count)
                 inner = inner.expr
             return cls(coeff * inner, alpha)
-        if expr.has(sympy.Derivative):
-            raise IRError(
-                f"{_short(expr)} is not a single term D^α F(U): derivatives may only appear "
-                "outermost. Use symweak.ir.to_weak_terms for strong-form products like u*u_x."
-            )
+        # a product of derivatives (u_x^2) is read as it is written; for the canonical
+        # writing of a strong-form product (u*u_x -> d_x(u^2)/2) use to_weak_terms
         return cls(expr)
 
     # ----------------------------------------------------------------- properties
@@ -242,48 +242,3 @@ class Term:
 
     def __lt__(self, other: Term) -> bool:
         return self.sort_key < other.sort_key
-
-
-def _integrate_product(expr: sympy.Expr) -> tuple[sympy.Expr, Term] | None:
-    """P(u) * u_x  ->  d_x(∫P du), for one first-order derivative of one field."""
-    coeff, rest = expr.as_coeff_Mul()
-    factors = sympy.Mul.make_args(rest)
-    derivs = [f for f in factors if isinstance(f, sympy.Derivative)]
-    if len(derivs) != 1:
-        return None
-    d = derivs[0]
-    if not is_field(d.expr) or len(d.variable_count) != 1 or d.variable_count[0][1] != 1:
-        return None
-    g, var = d.expr, d.variable_count[0][0]
-    P = sympy.Mul(*[f for f in factors if f is not d])
-    if P.has(sympy.Derivative) or fields_in(P) - {g}:
-        return None
-    s = sympy.Dummy("s")
-    antiderivative = sympy.integrate(P.xreplace({g: s}), s)
-    if antiderivative.has(sympy.Integral):
-        return None
-    return coeff, Term(antiderivative.xreplace({s: g}), {var: 1})
-
-
-def to_weak_terms(expr: sympy.Expr) -> list[tuple[sympy.Expr, Term]]:
-    """Write a strong-form expression as a sum of ``coefficient * D^α F(U)`` terms.
-
-    Handles derivative-free terms, derivatives of expressions (``Derivative(u**2, x)``) and
-    products ``P(u) * u_x`` (which are ``d_x(∫P du)``). Anything else — e.g. ``u_x**2``,
-    which is not a total derivative — raises an IRError that names the offending part.
-    """
-    out: list[tuple[sympy.Expr, Term]] = []
-    for part in sympy.Add.make_args(sympy.expand(expr)):
-        coeff, rest = part.as_coeff_Mul()
-        if not rest.has(sympy.Derivative) or isinstance(rest, sympy.Derivative):
-            out.append((coeff, Term.from_sympy(rest)))
-            continue
-        integrated = _integrate_product(part)
-        if integrated is None:
-            raise IRError(
-                f"{_short(part)} is not of the form D^α F(U) (a derivative of a function of the "
-                "fields), so it has no weak form. Rewrite it, e.g. u*u_x as d_x(u^2)/2."
-            )
-        out.append(integrated)
-    return out
-

@@ -41,6 +41,7 @@ def residual_correction(
     lhs_alphas: Sequence[tuple[int, ...]],
     width: float = 0.33,
     chunk: int | None = None,
+    jets: torch.Tensor | None = None,
 ):
     """The observations' own deviation from the surrogate, in weak form.
 
@@ -56,7 +57,11 @@ def residual_correction(
     ``U`` holds the surrogate on the assemblers' grid (*grid, fields); the spread residual of
     each chunk of columns is integrated against every assembler (test-function set). Returns
     one ``(G_correction (K, columns), b_correction (K, equations))`` per assembler, or
-    ``None`` when the observations do not lie on that grid (no grid, or another one)."""
+    ``None`` when the observations do not lie on that grid (no grid, or another one).
+
+    ``jets`` (*grid, m): Û's derivatives that product terms take after the fields; data
+    carry no derivatives, so both sides of the residual use Û's there (only the fields'
+    factor of such a term is corrected)."""
     shape = tuple(U.shape[:-1])
     if obs.grid is None or tuple(obs.grid.shape) != shape or not len(obs):
         return None
@@ -77,7 +82,8 @@ def residual_correction(
         out[:, flat] = values
         return smooth(out.reshape(values.shape[0], *shape), sigma) / weight
 
-    R = (functions(*D.unbind(-1)) - functions(*S.unbind(-1))).T  # (functions, observations)
+    extra = () if jets is None else jets.reshape(n, -1)[flat].unbind(-1)
+    R = (functions(*D.unbind(-1), *extra) - functions(*S.unbind(-1), *extra)).T
     step = chunk or len(lib_index)
     parts: list[list[torch.Tensor]] = [[] for _ in assemblers]
     for i in range(0, len(lib_index), step):

@@ -5,7 +5,8 @@ candidate term. The candidates then go through the constraints and the rules."""
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 
 import numpy as np
 import sympy
@@ -22,6 +23,8 @@ from .._shared import (
     has_fitted_constants,
     union,
 )
+
+log = logging.getLogger("symweak")
 
 #: the polynomial closure's highest degree
 CLOSURE_DEGREE = 3
@@ -70,6 +73,30 @@ def closure(library, fields, degree: int = CLOSURE_DEGREE) -> list:
 __all__ = ["Candidates", "run"]
 
 
+def _products(state, library) -> list:
+    """Terms beyond D^α F(U) from ``inputs: u, u_x, …`` (the constraint language): every
+    monomial of the inputs up to the library's degree that holds a derivative, in the normal
+    form of :func:`symweak.ir.product_library` (u_x², u·u_x², …), less the left-hand sides,
+    forbidden terms and terms already in the library. They enter the final sparse fit of
+    every equation (the symbolic network's search does not produce them)."""
+    problem = state.problem
+    constraints = problem.constraints
+    if constraints is None or not constraints.inputs:
+        return []
+    from ...ir import product_library
+
+    present = set(library) | set(problem.lhs) | set(constraints.forbid)
+    out = [
+        t
+        for t in product_library(constraints.inputs, state.config.library.max_degree)
+        if t not in present
+    ]
+    history = state.history
+    history.products = [t.short() for t in out]
+    log.info("symweak: %d product terms from `inputs:` join the final fit", len(out))
+    return out
+
+
 @dataclass
 class Candidates:
     """The candidate library after the rules: the union of the equations' libraries, the
@@ -86,15 +113,29 @@ class Candidates:
     #: per equation, the columns of the readable alternative fit: the library's terms
     #: without fitted constants inside F plus the polynomial closure (see ``closure``)
     readable_cols: list | None = None
+    #: field derivatives the functions take after the fields (product terms, ``inputs:``),
+    #: each as (field position, multi-index along the coordinates)
+    jets: list = field(default_factory=list)
+
+    def jet_values(self, state, grid_axes) -> torch.Tensor | None:
+        """Û's derivatives that product terms take, on the grid (*grid, jets), float64
+        (forward-mode, exact for the surrogate); None without product terms."""
+        if not self.jets:
+            return None
+        J = state.surrogate.grid_jets(grid_axes, [a for _, a in self.jets]).double()
+        return torch.stack([J[..., j, f] for j, (f, _) in enumerate(self.jets)], dim=-1)
 
     def system(self, state, grid_axes, assemblers, chunk: int | None = None):
-        """(Û on the grid, [weak columns G of the library], [left-hand sides b]) in float64,
+        """(Û on the grid, [weak columns G of the library], [left-hand sides b], Û's
+        derivatives for product terms or None) in float64,
         one G and b per assembler (test-function set) on that grid: Û and the library's
         values are computed once for all of them. ``chunk``: evaluate and integrate that many
         library columns at a time (bounded memory on the data's own 2-D-space grid)."""
         Ug = state.surrogate.grid(grid_axes)
         U64 = Ug.double()
-        vals = torch.movedim(self.functions(*U64.unbind(-1)), -1, 0)  # (nF, *grid)
+        J = self.jet_values(state, grid_axes)
+        inputs = [*U64.unbind(-1), *(J.unbind(-1) if J is not None else ())]
+        vals = torch.movedim(self.functions(*inputs), -1, 0)  # (nF, *grid)
         step = chunk or len(self.library)
         parts: list[list[torch.Tensor]] = [[] for _ in assemblers]
         for i in range(0, len(self.library), step):
@@ -104,7 +145,7 @@ class Candidates:
         lhs = torch.stack([U64[..., i] for i in state.field_index])
         Gs = [torch.cat(part, dim=1) for part in parts]
         bs = [assembler.integrate(lhs, state.lhs_alphas) for assembler in assemblers]
-        return Ug, Gs, bs
+        return Ug, Gs, bs, J
 
 
 def _active(state) -> tuple[list, dict, dict, dict]:
@@ -165,9 +206,15 @@ def run(state) -> Candidates:
         if problem.constraints is not None:
             forbid = set(problem.constraints.forbid)
             extra = [t for t in extra if t not in forbid]
+    products = _products(state, library + extra)
+    extra = extra + products
     library = library + extra
     funcs, index = distinct_functions(library)
-    functions = compile_expressions(funcs, problem.fields, trainable=False).to(state.device)
+    jets = sorted({d for F in funcs for d in F.atoms(sympy.Derivative)}, key=sympy.default_sort_key)
+    functions = compile_expressions(funcs, [*problem.fields, *jets], trainable=False).to(
+        state.device
+    )
+    coords = problem.coords
     position = {t: i for i, t in enumerate(library)}
     names = problem.obs.coord_names
     readable_cols = []
@@ -177,7 +224,15 @@ def run(state) -> Candidates:
             [position[t] for t in libraries[lhs] if not has_fitted_constants(t)]
             + [position[t] for t in extra if t not in own]
         )
+    fields = list(problem.fields)
+    jet_index = [
+        (fields.index(d.expr), tuple(dict(d.variable_count).get(c, 0) for c in coords))
+        for d in jets
+    ]
+    for lhs in problem.lhs:  # product terms join every equation's own fit
+        libraries[lhs] = libraries[lhs] + [t for t in products if t not in libraries[lhs]]
     return Candidates(
+        jets=jet_index,
         library=library,
         libraries=libraries,
         ties=ties,

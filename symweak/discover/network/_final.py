@@ -109,7 +109,7 @@ def _systems(state, cands, scales, n_final):
         dtype = state.surrogate.lo.dtype
         grid = [torch.as_tensor(fine_np[n], dtype=dtype, device=state.device) for n in names]
         chunk = 8
-    Ug, Gs, bs = cands.system(state, grid, assemblers, chunk=chunk)
+    Ug, Gs, bs, J = cands.system(state, grid, assemblers, chunk=chunk)
     corrections = None
     if cfg.final.data_correction:
         corrections = residual_correction(
@@ -123,6 +123,7 @@ def _systems(state, cands, scales, n_final):
             state.lhs_alphas,
             width=cfg.final.correction_width,
             chunk=chunk,
+            jets=J,
         )
     if corrections is None:
         corrections = [None] * len(sets)

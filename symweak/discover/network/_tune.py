@@ -41,7 +41,7 @@ def run(state, cands, progress: bool) -> None:
 
     def step(epoch: int) -> float:
         opt.zero_grad(set_to_none=True)
-        _, Gs, bs = cands.system(state, state.quad.axes, [state.asm64])
+        _, Gs, bs, _ = cands.system(state, state.quad.axes, [state.asm64])
         Gl, b = Gs[0], bs[0]
         coefs = [_lstsq(Gl[:, c], b[:, e]) for e, c in enumerate(cands.cols)]
         resid = torch.stack([Gl[:, c] @ coefs[e] - b[:, e] for e, c in enumerate(cands.cols)], 1)

@@ -1,0 +1,84 @@
+"""Cases beyond D^α F(U): equations with products of derivatives (issue 25).
+
+Each is discovered with the default options plus one constraint line, ``inputs: u, u_x``,
+which lets the final fit use product terms (u_x², u·u_x², …); the cases are not part of
+the zoo's halves and no default was tuned on them.
+
+* ``kpz``: interface growth, u_t = ν u_xx + (λ/2) u_x² (Kardar–Parisi–Zhang, no noise);
+* ``hamilton_jacobi``: a viscous Hamilton–Jacobi equation with discount,
+  u_t = ε u_xx − H(u_x) − r u with H(p) = 0.6 p²;
+* ``nondivergence``: nonlinear diffusion not in divergence form, u_t = 0.1 u·u_xx, whose
+  canonical writing is 0.05 d_xx(u²) − 0.1 u_x².
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._system import BenchmarkSystem
+from ._zoo import _periodic_1d
+
+__all__ = ["BEYOND"]
+
+#: bumped whenever a case's generator changes (it keys the data cache)
+BEYOND_VERSION = 1
+
+
+def _kpz(nt=101, nx=256, T=5.0):
+    return _periodic_1d(
+        0.0, 10.0, nx, T, nt,
+        {"u": lambda x: 0.8 * np.sin(np.pi * x / 5) + 0.5 * np.cos(3 * np.pi * x / 5 + 0.4)},
+        {"u": lambda k: -0.08 * k**2},
+        lambda f, D: {"u": 0.5 * D(f["u"], 1) ** 2}, 20,
+    )  # fmt: skip
+
+
+def _hamilton_jacobi(nt=101, nx=256, T=4.0):
+    return _periodic_1d(
+        -6.0, 6.0, nx, T, nt,
+        {"u": lambda x: np.exp(-(x**2)) + 0.7 * np.cos(np.pi * x / 6)
+                        + 0.4 * np.sin(np.pi * x / 3)},
+        {"u": lambda k: -0.05 * k**2 - 0.3},
+        lambda f, D: {"u": -0.6 * D(f["u"], 1) ** 2}, 20,
+    )  # fmt: skip
+
+
+def _nondivergence(nt=101, nx=256, T=5.0):
+    # u_t = 0.1 u u_xx, split as 0.1 u_xx (implicit) + 0.1 (u - 1) u_xx (explicit)
+    return _periodic_1d(
+        0.0, 10.0, nx, T, nt,
+        {"u": lambda x: 1.0 + 0.5 * np.cos(np.pi * x / 5) + 0.3 * np.sin(2 * np.pi * x / 5)},
+        {"u": lambda k: -0.1 * k**2},
+        lambda f, D: {"u": 0.1 * (f["u"] - 1.0) * D(f["u"], 2)}, 40,
+    )  # fmt: skip
+
+
+def _case(name, title, equations, generator):
+    return BenchmarkSystem(
+        name,
+        title,
+        tuple(equations),
+        ("t", "x"),
+        ("u",),
+        {},
+        generator,
+        lhs="u_t",
+        ops="+,-,*,sin",
+        rules="inputs: u, u_x",
+        periodic=("x",),
+        description="beyond D^a F(U) (products of derivatives)",
+        settings={"ratio": [0.1], "noise": [0.1], "version": BEYOND_VERSION, "half": "beyond"},
+    )
+
+
+#: the cases with products of derivatives, by name
+BEYOND: dict[str, BenchmarkSystem] = {
+    s.name: s
+    for s in [
+        _case("kpz", "KPZ interface growth", ["u_t = 0.08*u_xx + 0.5*u_x^2"], _kpz),
+        _case("hamilton_jacobi", "Viscous Hamilton–Jacobi with discount",
+              ["u_t = 0.05*u_xx - 0.6*u_x^2 - 0.3*u"], _hamilton_jacobi),
+        _case("nondivergence", "Nonlinear diffusion u·u_xx",
+              ["u_t = 0.1*u*u_xx"], _nondivergence),
+    ]
+}  # fmt: skip
