@@ -9,6 +9,7 @@ from ._errors import GrammarError as GrammarError
 from ._errors import IRError as IRError
 from ._errors import SymweakError as SymweakError
 from ._version import __version__ as __version__
+from .data import Domain as Domain
 from .data import Observations as Observations
 from .data import load as load
 from .discover import Config as Config

@@ -18,6 +18,7 @@ STREAMS = {
     "held_out_batches": 1,
     "batches": 104729,
     "stability": 1299709,
+    "domain": 32452843,  # + the draw number: test functions drawn to fill a domain
 }
 
 

@@ -103,7 +103,17 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         print(paper_report(store, args.tables))
         return 130 if summary.interrupted else 0
     rows = []
-    if args.name == "zoo":
+    if args.name == "hole":
+        from .bench._domains import holed
+
+        system = get_system(args.rest[0] if args.rest else "wave")
+        data, domain = holed(system.name, args.ratio, seed=args.seed, noise=args.noise)
+        for label, obs in (("with the domain", data.with_domain(domain)), ("no domain", data)):
+            row = run_case(system.name, 1.0, 0.0, args.seed, data=obs)
+            row.update(ratio=args.ratio, noise=args.noise, domain=label)
+            rows.append(row)
+            print(f"{label}: {format_rows([row]).splitlines()[-1]}", flush=True)
+    elif args.name == "zoo":
         from .bench._zoo import zoo_cases
 
         seeds = _seeds(args.seeds)
@@ -470,7 +480,11 @@ def build_parser() -> argparse.ArgumentParser:
             "sweep (`symweak bench fullgrid [NAMES] [--classic]`)."
         ),
     )
-    p.add_argument("name", help="a system name, `data`, `fullgrid`, `zoo`, `paper` or `speed`")
+    p.add_argument(
+        "name",
+        help="a system name, `data`, `fullgrid`, `zoo`, `paper`, `speed` or `hole` (a 2-D "
+        "system with a hole in its data, discovered with and without the domain)",
+    )
     p.add_argument("rest", nargs="*", help="system name(s) after `data` / `fullgrid`")
     p.add_argument("--noises", type=float, nargs="+", default=[0.0, 0.01, 0.1, 0.25, 0.5, 1.0])
     p.add_argument("--classic", action="store_true", help="fullgrid: use PDE-FIND's files")

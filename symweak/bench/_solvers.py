@@ -206,10 +206,15 @@ def sine_gordon_2d(x, y, t_out, u0, v0=None, substeps: int = 10) -> np.ndarray:
     return out
 
 
-def navier_stokes_2d(x, y, t_out, w0, nu: float, substeps: int):
+def navier_stokes_2d(
+    x, y, t_out, w0, nu: float, substeps: int, *, flow: float = 0.0, solid=None, eta=0.02
+):
     """Periodic 2-D vorticity equation ω_t = -(uω)_x - (vω)_y + ν Δω.
 
-    Returns (ω, u, v) at ``t_out``, each (nt, nx, ny), with u = ψ_y, v = -ψ_x, Δψ = -ω.
+    Returns (ω, u, v) at ``t_out``, each (nt, nx, ny), with u = flow + ψ_y, v = -ψ_x,
+    Δψ = -ω. With ``solid`` (a mask χ in [0, 1] on the grid), an obstacle by Brinkman
+    penalisation: the momentum equation gains −χ u/η, so the vorticity equation gains its
+    curl, ∂_x(−χ v/η) − ∂_y(−χ u/η); outside the obstacle (χ = 0) the equation is unchanged.
     """
     nx, ny = x.size, y.size
     kx = wavenumbers(nx, nx * (x[1] - x[0]))
@@ -224,14 +229,17 @@ def navier_stokes_2d(x, y, t_out, w0, nu: float, substeps: int):
     def velocity(wh):
         psih = wh / K2safe
         psih[0, 0] = 0.0
-        u = np.fft.irfft2(1j * KY * psih, s=(nx, ny))
+        u = np.fft.irfft2(1j * KY * psih, s=(nx, ny)) + flow
         v = np.fft.irfft2(-1j * KX * psih, s=(nx, ny))
         return u, v
 
     def nonlinear(wh):
         u, v = velocity(wh)
         w = np.fft.irfft2(wh, s=(nx, ny))
-        return -(1j * KX * np.fft.rfft2(u * w) + 1j * KY * np.fft.rfft2(v * w)) * mask
+        out = -(1j * KX * np.fft.rfft2(u * w) + 1j * KY * np.fft.rfft2(v * w))
+        if solid is not None:
+            out += (1j * KX * np.fft.rfft2(-solid * v) - 1j * KY * np.fft.rfft2(-solid * u)) / eta
+        return out * mask
 
     dt_out = float(t_out[1] - t_out[0])
     h = dt_out / substeps

@@ -314,6 +314,10 @@ def get_system(name: str) -> BenchmarkSystem:
         return ZOO[key]
     if key in BEYOND:
         return BEYOND[key]
+    from ._domains import OBSTACLES
+
+    if key in OBSTACLES:
+        return OBSTACLES[key]
     raise DataError(
         f"Unknown benchmark system {name!r}; known: {', '.join(SYSTEMS)}, "
         f"the zoo's {', '.join(ZOO)}, and beyond D^a F(U): {', '.join(BEYOND)}."

@@ -1,5 +1,6 @@
 """Observations, their validation, sampling and noise, and file formats."""
 
+from ._domain import Domain as Domain
 from ._io import FORMATS as FORMATS
 from ._io import from_xarray as from_xarray
 from ._io import load as load

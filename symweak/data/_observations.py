@@ -133,6 +133,7 @@ class Observations:
         meta: Mapping[str, Any] | None = None,
         check_duplicates: bool = True,
         rename: Mapping[str, str] | None = None,
+        domain=None,
     ) -> None:
         if not isinstance(coords, Mapping) or not isinstance(fields, Mapping):
             raise DataError(
@@ -193,6 +194,34 @@ class Observations:
         #: True when the grid was found in the coordinates (not given)
         self.lattice_found = grid is None and self.grid is not None
         self.meta: dict[str, Any] = dict(meta or {})
+        #: where the equation holds in space (:class:`symweak.Domain`), or None: everywhere
+        #: in the data's bounding box. Test functions are placed inside it.
+        self.domain = None
+        if domain is not None:
+            self._set_domain(domain)
+
+    def _set_domain(self, domain) -> None:
+        from ._domain import Domain
+
+        if not isinstance(domain, Domain):
+            raise DataError(
+                f"domain must be a symweak.Domain (Domain.intervals, .polygon, .mask or "
+                f".covered), got {type(domain).__name__}."
+            )
+        domain.check_data(self)
+        self.domain = domain
+
+    def with_domain(self, domain) -> Observations:
+        """The same observations with a domain (see :class:`symweak.Domain`); ``"covered"``
+        takes the region the data cover (:meth:`Domain.covered`)."""
+        from ._domain import Domain
+
+        if isinstance(domain, str) and domain == "covered":
+            domain = Domain.covered(self)
+        out = self._replace()
+        out.domain = None
+        out._set_domain(domain)
+        return out
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -333,6 +362,8 @@ class Observations:
             lines = [f"{len(self)} points on a {shape} grid ({filled}); {bounds}; fields: {fields}"]
         else:
             lines = [f"{len(self)} points, {self._kind()}; {bounds}; fields: {fields}"]
+        if self.domain is not None:
+            lines.append(f"domain: {self.domain.describe()}")
         if "noise" in self.meta:
             lines.append(f"noise sigma_NR = {self.meta['noise']}")
         if "source" in self.meta:
@@ -357,7 +388,7 @@ class Observations:
         if clean is ...:
             clean = None if self.clean is None else {n: a[sel] for n, a in self.clean.items()}
         gi = None if self.grid_index is None else self.grid_index[sel]
-        return Observations(
+        out = Observations(
             coords,
             flds,
             clean=clean,
@@ -366,6 +397,8 @@ class Observations:
             meta={**self.meta, **(meta or {})},
             check_duplicates=False,
         )
+        out.domain = self.domain  # checked against the whole set; a subset keeps it
+        return out
 
     def subset(self, index) -> Observations:
         """The points selected by an integer index array or boolean mask (order kept)."""

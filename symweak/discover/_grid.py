@@ -199,7 +199,16 @@ def _test_functions(problem, config, axes, grids, orders):
     radius = None
     if tcfg.scale in ("cap", "spectrum"):
         radius = spectral_radius(axes, [grids[f] for f in problem.obs.field_names], bump)
-    return make_tests(bounds, tcfg.n_tests, tcfg.eta, problem.seed, bump, tcfg.scale, radius)
+    return make_tests(
+        bounds,
+        tcfg.n_tests,
+        tcfg.eta,
+        problem.seed,
+        bump,
+        tcfg.scale,
+        radius,
+        domain=problem.obs.domain,
+    )
 
 
 def _fit_fn(config, constraints):

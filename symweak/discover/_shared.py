@@ -4,12 +4,14 @@ sparse fits of (possibly tied) equations."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import sympy
 
+from .._errors import SymweakError
 from ..ir import Term
 
 __all__ = [
@@ -52,9 +54,7 @@ def spectral_radius(axes, grids: Sequence[np.ndarray], bump: str) -> dict[str, f
     return radius
 
 
-def make_tests(bounds, n: int, eta, seed: int, bump: str, scale: str, radius=None):
-    """The test functions for one radii ``scale`` (see :mod:`symweak.discover._config`);
-    ``radius`` is the spectral radius that ``"cap"`` and ``"spectrum"`` use."""
+def _draw_tests(bounds, n: int, eta, seed: int, bump: str, scale: str, radius=None):
     from ..weak import TestFunctionSet
 
     if scale == "cap":
@@ -62,6 +62,75 @@ def make_tests(bounds, n: int, eta, seed: int, bump: str, scale: str, radius=Non
     if scale == "spectrum":
         return TestFunctionSet.random(bounds, n, eta, seed, bump, scale="paper", radius=radius)
     return TestFunctionSet.random(bounds, n, eta, seed, bump, scale=scale)
+
+
+#: draws of candidate test functions tried before giving up on filling a domain
+DOMAIN_DRAWS = 40
+
+
+def make_tests(bounds, n: int, eta, seed: int, bump: str, scale: str, radius=None, domain=None):
+    """The test functions for one radii ``scale`` (see :mod:`symweak.discover._config`);
+    ``radius`` is the spectral radius that ``"cap"`` and ``"spectrum"`` use.
+
+    With a ``domain`` (:class:`symweak.Domain`), candidates are drawn in seeded batches and
+    only those whose support lies wholly inside the domain (in space) are kept, until ``n``
+    are found. Where fewer than a quarter of ``n`` (or 8) fit, the radii are halved (up to
+    twice, with a warning) before it is an error that says how many fit; ``how`` records
+    how many were drawn and any shrinking."""
+    if domain is None:
+        return _draw_tests(bounds, n, eta, seed, bump, scale, radius)
+    need = min(n, max(8, n // 4))
+    drawn = 0
+    for shrink in (1.0, 0.5, 0.25):
+        eta_s = (eta[0] * shrink, eta[1] * shrink)
+        radius_s = None if radius is None else {k: v * shrink for k, v in radius.items()}
+        tests, tried = _inside(bounds, n, eta_s, seed, bump, scale, radius_s, domain)
+        drawn += tried
+        if tests is not None and len(tests) >= need:
+            if shrink < 1:
+                log.warning(
+                    "symweak: test-function radii shrunk to %g of the default so that "
+                    "supports fit inside the domain",
+                    shrink,
+                )
+                tests = dataclasses.replace(tests, how=f"{tests.how}, radii × {shrink:g}")
+            log.info("symweak: %d test functions inside the domain (%s)", len(tests), tests.how)
+            return tests
+    raise SymweakError(
+        f"Only {0 if tests is None else len(tests)} of {drawn} test functions drawn fit inside "
+        f"the domain ({domain.describe()}), even with radii a quarter of the default; give "
+        "smaller radii (eta) or fewer test functions, or check the domain."
+    )
+
+
+def _inside(bounds, n, eta, seed, bump, scale, radius, domain):
+    """Up to ``n`` test functions whose supports lie inside ``domain`` (None if none), and
+    how many were drawn."""
+    from .._seeds import child_seed
+    from ..weak import TestFunctionSet
+
+    names = tuple(bounds)
+    index = [names.index(nm) for nm in domain.names]
+    centers, radii, drawn, found, first = [], [], 0, 0, None
+    for attempt in range(DOMAIN_DRAWS):
+        batch = _draw_tests(
+            bounds, max(2 * n, 64), eta, child_seed(seed, "domain") + 7 * attempt, bump, scale,
+            radius,
+        )  # fmt: skip
+        first = first or batch
+        ok = domain.box_inside(batch.centers[:, index], batch.radii[:, index])
+        drawn += len(batch)
+        centers.append(batch.centers[ok])
+        radii.append(batch.radii[ok])
+        found += int(ok.sum())
+        if found >= n:
+            break
+    if not found:
+        return None, drawn
+    kept = min(found, n)
+    how = f"{first.how}, inside the domain ({kept} kept of {drawn} drawn)"
+    cs, rs = np.concatenate(centers)[:kept], np.concatenate(radii)[:kept]
+    return TestFunctionSet(names, cs, rs, first.bump, how), drawn
 
 
 def filter_library(library: Sequence[Term], lhs_terms: Sequence[Term], constraints=None):

@@ -170,7 +170,14 @@ class NetworkState:
         """Test functions of radii ``scale`` over the quadrature grid's bounds."""
         tcfg = self.config.tests
         return make_tests(
-            self.quad.bounds, n, tcfg.eta, self.problem.seed, self.bump, scale, self.radius
+            self.quad.bounds,
+            n,
+            tcfg.eta,
+            self.problem.seed,
+            self.bump,
+            scale,
+            self.radius,
+            domain=self.problem.obs.domain,
         )
 
     # ------------------------------------------------------------------ losses
