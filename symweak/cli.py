@@ -238,6 +238,9 @@ def _cmd_discover(args: argparse.Namespace) -> int:
     from . import discover, load
 
     obs = load(args.file, **_load_options(args))
+    if args.domain == "covered":  # test functions only where the data are
+        obs = obs.with_domain("covered")
+        print(f"domain: {obs.domain.describe()}")
     constraints = None
     if args.constraints:
         with open(args.constraints, encoding="utf-8") as fh:
@@ -413,6 +416,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ops", default="id,^2,^3,sin,*", help='operator set, e.g. "+,-,*,sin"')
     p.add_argument("--lhs", default=None, help='left-hand side(s), e.g. "u_t" or "u_t, v_t"')
     p.add_argument("--constraints", default=None, help="file with a constraint spec")
+    p.add_argument(
+        "--domain",
+        default=None,
+        choices=["covered"],
+        help="place test functions only in the region the data cover (holes, obstacles)",
+    )
     p.add_argument("--method", default="auto", choices=list(METHODS))
     p.add_argument(
         "--n-tests", type=int, default=None, help="number of test functions (default: preset)"

@@ -186,3 +186,17 @@ def test_discover_reads_a_csv_of_point_columns(tmp_path, monkeypatch, capsys):
     assert (
         "x.npz: load() option(s) ['coords'] do not apply to .npz files" in capsys.readouterr().err
     )
+
+
+def test_discover_with_the_covered_domain(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path / "cache"))
+    data = tmp_path / "kpz.npz"
+    assert main(["bench", "data", "kpz", "--out", str(data)]) == 0
+    spec = tmp_path / "spec.txt"
+    spec.write_text("inputs: u, u_x\n", encoding="utf-8")
+    args = ["discover", str(data), "--lhs", "u_t", "--ops", "+,-,*,sin"]
+    assert main([*args, "--constraints", str(spec), "--domain", "covered"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # a full grid covers its whole box: the domain is every cell, the equation unchanged
+    assert "domain: mask on a 32 grid of (x), 100% inside" in out  # 256 x values / 8
+    assert out[-1].startswith("u_t = 0.5") and "*u_x^2" in out[-1] and "*u_xx" in out[-1]
