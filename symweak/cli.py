@@ -416,12 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ops", default="id,^2,^3,sin,*", help='operator set, e.g. "+,-,*,sin"')
     p.add_argument("--lhs", default=None, help='left-hand side(s), e.g. "u_t" or "u_t, v_t"')
     p.add_argument("--constraints", default=None, help="file with a constraint spec")
-    p.add_argument(
-        "--domain",
-        default=None,
-        choices=["covered"],
-        help="place test functions only in the region the data cover (holes, obstacles)",
-    )
+    p.add_argument("--domain", choices=["covered"], help="test functions only where data are")
     p.add_argument("--method", default="auto", choices=list(METHODS))
     p.add_argument(
         "--n-tests", type=int, default=None, help="number of test functions (default: preset)"
@@ -489,11 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
             "sweep (`symweak bench fullgrid [NAMES] [--classic]`)."
         ),
     )
-    p.add_argument(
-        "name",
-        help="a system name, `data`, `fullgrid`, `zoo`, `paper`, `speed` or `hole` (a 2-D "
-        "system with a hole in its data, discovered with and without the domain)",
-    )
+    p.add_argument("name", help="a system, `data`, `fullgrid`, `zoo`, `paper`, `speed`, `hole`")
     p.add_argument("rest", nargs="*", help="system name(s) after `data` / `fullgrid`")
     p.add_argument("--noises", type=float, nargs="+", default=[0.0, 0.01, 0.1, 0.25, 0.5, 1.0])
     p.add_argument("--classic", action="store_true", help="fullgrid: use PDE-FIND's files")

@@ -153,7 +153,7 @@ def test_domain_must_fit_the_data():
 
 
 def test_penalised_cylinder_slows_the_flow_inside_only():
-    from symweak.bench._domains import CYLINDER, _ns_obstacle, obstacle_domain
+    from symweak.bench._obstacle import CYLINDER, _ns_obstacle, obstacle_domain
 
     out = _ns_obstacle(nt=11, nx=96, ny=48, T=2.0)
     X, Y = np.meshgrid(out["x"], out["y"], indexing="ij")

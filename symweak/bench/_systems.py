@@ -18,6 +18,7 @@ from .._errors import DataError
 from ..data import Observations, load
 from . import _solvers as S
 from ._beyond import BEYOND
+from ._obstacle import OBSTACLES
 from ._system import BenchmarkSystem
 from ._zoo import ZOO
 
@@ -314,8 +315,6 @@ def get_system(name: str) -> BenchmarkSystem:
         return ZOO[key]
     if key in BEYOND:
         return BEYOND[key]
-    from ._domains import OBSTACLES
-
     if key in OBSTACLES:
         return OBSTACLES[key]
     raise DataError(
