@@ -247,3 +247,22 @@ def test_save_load_keeps_the_surrogate(burgers, tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(data))
     with pytest.raises(SymweakError, match=r"bad\.json: the saved surrogate cannot be restored"):
         Discovery.load(tmp_path / "bad.json")
+
+
+def test_latex_table_carries_intervals_and_probabilities():
+    from symweak.export import render
+    from symweak.grammar import parse_equation
+    from symweak.ir import System
+
+    eq = parse_equation("u_t = -0.5*d_x(u^2) + 0.1*u_xx", coords="t,x")
+    unc = {
+        "u_t": {
+            "d_x(u^2)": {"interval": (-0.52, -0.48), "probability": 1.0},
+            "u_xx": {"interval": (0.09, 0.11), "probability": 0.85},
+        }
+    }
+    text = render(System([eq]), "latex", ["t", "x"], document=False, uncertainty=unc)
+    assert r"equation & term & coefficient & 95\,\% interval & inclusion probability \\" in text
+    assert r"$\partial_{t} u$ & $\partial_{xx} u$ & $0.1$ & $[0.09, 0.11]$ & 0.85 \\" in text
+    plain = render(System([eq]), "latex", ["t", "x"], document=False)
+    assert r"\begin{tabular}{llr}" in plain and "interval" not in plain

@@ -215,6 +215,9 @@ class Discovery:
         ``"c"`` (``symweak_rhs(...)``). ``periodic`` names the space axes that wrap around."""
         from ..export import render
 
+        unc = self.uncertainty
+        if unc and len(self.system) == 1:
+            unc = {self.system[0].lhs.short(): unc}
         return render(
             self.system,
             target,
@@ -224,6 +227,7 @@ class Discovery:
             method=self.method,
             seed=self.seed,
             integrator=integrator,
+            uncertainty=unc,
         )
 
     def export(self, path, target: str | None = None, **options) -> Path:

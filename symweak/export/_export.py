@@ -172,6 +172,25 @@ def _plan(system: System, coords: Iterable[str], periodic: Mapping[str, bool], a
     }
 
 
+def _add_intervals(plan: dict, uncertainty) -> None:
+    """Each term's 95 % interval and inclusion probability for the LaTeX table
+    (``uncertainty``: ``{lhs: {term: {"interval": (lo, hi), "probability": p}}}``, short
+    text keys, as :attr:`Discovery.uncertainty` gives per equation)."""
+    any_interval = False
+    for eq in plan["equations"]:
+        per = uncertainty.get(eq["text"].split(" = ", 1)[0], {})
+        for term in eq["terms"]:
+            info = per.get(term["short"]) or {}
+            lo, hi = info.get("interval", (None, None))
+            p = info.get("probability")
+            term["interval_latex"] = (
+                f"[{lo:.4g}, {hi:.4g}]" if lo is not None and lo == lo and hi == hi else "--"
+            )
+            term["probability_latex"] = f"{p:.2f}" if p is not None else "--"
+            any_interval = any_interval or term["interval_latex"] != "--"
+    plan["intervals"] = any_interval
+
+
 def _nest(call: str, inner: str, orders) -> str:
     expr = inner
     for axis, name, n in orders:
@@ -191,6 +210,7 @@ def render(
     seed: int | None = None,
     document: bool = True,
     integrator: str = "BDF",
+    uncertainty=None,
 ) -> str:
     """The text of ``target`` (one of :data:`TARGETS`) for ``system``.
 
@@ -211,6 +231,7 @@ def render(
     env = _environment()
     spec = TARGETS[target]
     if target == "latex":
+        _add_intervals(plan, uncertainty or {})
         return env.get_template(spec.template).render(
             **plan, document=document, method=method, seed=seed
         )
