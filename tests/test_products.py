@@ -200,3 +200,10 @@ def test_printing_and_code_export_of_product_terms():
     assert np.abs(out - exact).max() < 1e-12
     with pytest.raises(symweak.SymweakError, match=r"C export does not write products"):
         render(system, "c", ["t", "x"])
+
+
+def test_products_survive_save_and_load(tmp_path):
+    from symweak.discover._history import History
+
+    history = History(products=["u_x^2", "u*u_x^2"])
+    assert History.from_dict(history.to_dict()).products == ["u_x^2", "u*u_x^2"]

@@ -60,6 +60,7 @@ def discover(
     rules: Sequence | None = None,
     progress: bool = True,
     network: Mapping[str, Any] | None = None,
+    ensemble: int = 1,
     **overrides,
 ) -> Discovery:
     """Discover the PDE governing ``data``.
@@ -79,6 +80,9 @@ def discover(
         ``U1("u", "v")`` or your own) applied to the candidate library after those named in
         the constraints (``galilean(u, v)``, ``u1(u, v)``, ``rule NAME: ...``).
     progress: progress bars while training.
+    ensemble: K > 1 (network method) trains K − 1 more surrogates with child seeds and folds
+        their equations into the shown run's inclusion probabilities and intervals (see
+        :mod:`symweak.discover._ensemble`); K times the time.
     overrides: any option of :class:`~symweak.discover.Config` by name, e.g. ``n_tests=500``,
         ``kernels=250``, ``criterion="bic"``, ``max_order=3`` (see ``docs/network.md`` and
         ``symweak.discover.ENTRIES``); an option the chosen method does not read is an error.
@@ -91,6 +95,9 @@ def discover(
         raise SymweakError(f"method must be 'auto', 'grid' or 'network', got {method!r}.")
     if method == "auto":
         method = "grid" if problem.obs.is_full_grid else "network"
+    from ._ensemble import check_ensemble, combine, member_seeds
+
+    ensemble = check_ensemble(ensemble, method)
     cfg = _config(problem, method, config, {**network_options(network), **overrides})
     settings = {**cfg.to_dict(), **problem.record()}
     if method == "network":
@@ -100,6 +107,16 @@ def discover(
         if history.interrupted:
             log.warning("symweak: the run was interrupted; returning the best result so far")
         settings["interrupted"] = history.interrupted
+        if ensemble > 1 and not history.interrupted:
+            members = []
+            for member_seed in member_seeds(problem.seed, ensemble):
+                member = Problem.build(data, ops, lhs, member_seed, constraints, rules)
+                eqs, _, record = network_method.run(member, cfg, progress)
+                members.append((member_seed, eqs))
+                if record.interrupted:
+                    break
+            combine(equations, history, members)
+            settings["ensemble"] = ensemble
     else:
         from . import _grid
 

@@ -136,6 +136,8 @@ class History:
     library: list = field(default_factory=list)
     #: product terms from ``inputs:`` that joined the final fit (short text)
     products: list = field(default_factory=list)
+    #: ``discover(..., ensemble=K)``: the other members, ``[{"seed", "equations"}]``
+    ensemble: list = field(default_factory=list)
     rules: list = field(default_factory=list)
     surrogate: SurrogateChoice | None = None
     fits: list = field(default_factory=list)
@@ -172,6 +174,8 @@ class History:
             architecture=data.get("architecture"),
             network_outputs=list(data.get("network_outputs") or []),
             library=list(data.get("library") or []),
+            products=list(data.get("products") or []),
+            ensemble=list(data.get("ensemble") or []),
             rules=list(data.get("rules") or []),
             surrogate=build(SurrogateChoice, data.get("surrogate")),
             fits=[build(FitRecord, f) for f in data.get("fits") or []],

@@ -1,0 +1,75 @@
+"""``discover(..., ensemble=K)``: K network runs with child seeds, one result.
+
+The result shown is the run with the user's seed (so the point estimate is the same as
+without an ensemble, and the intervals are about it). The K − 1 other members differ in
+every random choice a seed makes — the surrogate's initialisation and Gaussians, the
+held-out split, the test functions, the data batches — so their spread is the part of the
+uncertainty that one run's bootstrap over test functions cannot see (the surrogate's own
+variability). Per term of the shown equation:
+
+* the inclusion probability becomes the fraction of the K members that kept the term;
+* the 95 % interval becomes the envelope of the run's own bootstrap interval and every
+  member's coefficient of that term.
+
+Members run one after another (torch already uses the machine's cores for one run; on a
+2-core machine parallel members only contend). Each member's equation is kept in
+``history.ensemble``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from .._errors import SymweakError
+from .._seeds import child_seed
+
+__all__ = ["check_ensemble", "combine", "member_seeds"]
+
+log = logging.getLogger("symweak")
+
+
+def check_ensemble(ensemble, method: str) -> int:
+    """``ensemble`` as an int >= 1; an ensemble needs the network method."""
+    if isinstance(ensemble, bool) or not isinstance(ensemble, int) or ensemble < 1:
+        raise SymweakError(f"ensemble must be a whole number >= 1, got {ensemble!r}.")
+    if ensemble > 1 and method != "network":
+        raise SymweakError(
+            "ensemble > 1 needs the network method (the full-grid method has no surrogate to "
+            "vary); pass method='network' or leave ensemble at 1."
+        )
+    return ensemble
+
+
+def member_seeds(seed: int, ensemble: int) -> list[int]:
+    """The seeds of the members after the first (which uses ``seed`` itself)."""
+    base = child_seed(seed, "ensemble")
+    return [base + 7919 * k for k in range(1, ensemble)]
+
+
+def combine(equations, history, members) -> None:
+    """Fold the members (``[(seed, equations)]``) into the shown run's fit records."""
+    fits = {f.lhs: f for f in history.fits}
+    total = 1 + len(members)
+    history.ensemble = [
+        {"seed": seed, "equations": [e.short() for e in eqs]} for seed, eqs in members
+    ]
+    for eq in equations:
+        fit = fits.get(eq.lhs.short())
+        if fit is None:
+            continue
+        others = []
+        for _, eqs in members:
+            match = [e for e in eqs if e.lhs == eq.lhs]
+            others.append(
+                {t.short(): float(c) for t, c in match[0].coefficients.items()} if match else {}
+            )
+        probabilities, intervals = dict(fit.probabilities), dict(fit.intervals)
+        for term, coef in eq.coefficients.items():
+            name = term.short()
+            values = [o[name] for o in others if name in o]
+            probabilities[name] = (1 + len(values)) / total
+            lo, hi = intervals.get(name, (float(coef), float(coef)))
+            intervals[name] = [min([lo, *values]), max([hi, *values])]
+        fit.probabilities = probabilities
+        fit.intervals = intervals
+    log.info("symweak: ensemble of %d runs folded into the intervals", total)

@@ -1,0 +1,84 @@
+"""discover(..., ensemble=K): members with child seeds folded into the shown run's
+inclusion probabilities and intervals (issue 23)."""
+
+import numpy as np
+import pytest
+
+import symweak
+from symweak.discover._ensemble import combine, member_seeds
+from symweak.discover._history import FitRecord, History
+from symweak.grammar import parse_equation
+
+
+def test_combine_folds_members_into_probabilities_and_intervals():
+    shown = parse_equation("u_t = -0.5*d_x(u^2) + 0.1*u_xx", coords="t,x")
+    history = History(
+        fits=[
+            FitRecord(
+                lhs="u_t",
+                residual=0.01,
+                method="mstls",
+                probabilities={"d_x(u^2)": 1.0, "u_xx": 0.9, "u": 0.2},
+                intervals={"d_x(u^2)": [-0.52, -0.48], "u_xx": [0.095, 0.105]},
+            )
+        ]
+    )
+    members = [
+        (11, [parse_equation("u_t = -0.55*d_x(u^2) + 0.1*u_xx", coords="t,x")]),
+        (12, [parse_equation("u_t = -0.49*d_x(u^2) + 0.2*u", coords="t,x")]),
+    ]
+    combine([shown], history, members)
+    fit = history.fits[0]
+    assert fit.probabilities["d_x(u^2)"] == 1.0
+    assert fit.probabilities["u_xx"] == pytest.approx(2 / 3)
+    assert fit.probabilities["u"] == 0.2  # not in the shown equation: left as it was
+    assert fit.intervals["d_x(u^2)"] == [-0.55, -0.48]
+    assert fit.intervals["u_xx"] == [0.095, 0.105]
+    assert history.ensemble == [
+        {"seed": 11, "equations": ["u_t = -0.55*d_x(u^2) + 0.1*u_xx"]},
+        {"seed": 12, "equations": ["u_t = 0.2*u - 0.49*d_x(u^2)"]},
+    ]
+
+
+def test_member_seeds_are_distinct_and_reproducible():
+    seeds = member_seeds(3, 4)
+    assert seeds == member_seeds(3, 4)
+    assert len(set(seeds)) == 3 and 3 not in seeds
+
+
+@pytest.mark.parametrize(
+    "ensemble, method, message",
+    [
+        (0, "network", "ensemble must be a whole number >= 1, got 0."),
+        (True, "network", "ensemble must be a whole number >= 1, got True."),
+        (2.0, "network", r"ensemble must be a whole number >= 1, got 2\.0\."),
+        (2, "grid", "ensemble > 1 needs the network method"),
+    ],
+)
+def test_bad_ensembles_are_refused(ensemble, method, message):
+    obs = symweak.Observations.from_grid(
+        np.sin(np.linspace(0, 1, 12))[:, None] * np.ones((12, 16)),
+        t=np.linspace(0, 1, 12),
+        x=np.linspace(0, 1, 16),
+    )
+    with pytest.raises(symweak.SymweakError, match=message):
+        symweak.discover(obs, ops="+,-,*", lhs="u_t", method=method, ensemble=ensemble)
+
+
+def test_network_ensemble_of_two(tmp_path):
+    from symweak.bench import generate
+
+    obs = generate("burgers", cache=False, nt=41, nx=96).sample(0.25, seed=0)
+    fast = dict(kernels=200, warmup_epochs=300, search_epochs=80, prune_epochs=80, tune_epochs=30)
+    res = symweak.discover(obs, ops="+,-,*", lhs="u_t", seed=0, progress=False, ensemble=2, **fast)
+    assert res.settings["ensemble"] == 2
+    (member,) = res.history.ensemble
+    assert member["seed"] == member_seeds(0, 2)[0]
+    unc = res.uncertainty
+    assert set(unc) == {"d_x(u^2)", "u_xx"}
+    for term, info in unc.items():
+        lo, hi = info["interval"]
+        assert info["probability"] in (0.5, 1.0)
+        assert lo <= info["coefficient"] <= hi
+    res.save(tmp_path / "run.json")
+    assert symweak.Discovery.load(tmp_path / "run.json").history.ensemble == res.history.ensemble
