@@ -76,7 +76,7 @@ def test_network_ensemble_of_two(tmp_path):
     assert member["seed"] == member_seeds(0, 2)[0]
     unc = res.uncertainty
     assert set(unc) == {"d_x(u^2)", "u_xx"}
-    for term, info in unc.items():
+    for info in unc.values():
         lo, hi = info["interval"]
         assert info["probability"] in (0.5, 1.0)
         assert lo <= info["coefficient"] <= hi
