@@ -117,7 +117,8 @@ def _inside(bounds, n, eta, seed, bump, scale, radius, domain):
             bounds, max(2 * n, 64), eta, child_seed(seed, "domain") + 7 * attempt, bump, scale,
             radius,
         )  # fmt: skip
-        first = first or batch
+        if first is None:
+            first = batch
         ok = domain.box_inside(batch.centers[:, index], batch.radii[:, index])
         drawn += len(batch)
         centers.append(batch.centers[ok])

@@ -151,19 +151,16 @@ def _basis_solve(cands, target: sympy.Expr, gens) -> list[tuple[sympy.Expr, obje
             v[index[m]] = c
         return v
 
-    kept, rows = [], []
-    for t, p in zip(cands, strong):
-        trial = sympy.Matrix([*rows, vec(p)])
-        if trial.rank() > len(rows):
-            rows.append(vec(p))
-            kept.append(t)
-        if len(rows) == len(monos):
-            break
-    A = sympy.Matrix(rows).T  # (monomials, kept)
+    # the pivot columns of the reduced row echelon form are exactly the first independent
+    # candidates in preference order (one exact elimination, not a rank per candidate)
+    M = sympy.Matrix([vec(p) for p in strong]).T  # (monomials, candidates)
+    _, pivots = M.rref()
+    kept = [cands[i] for i in pivots]
+    A = M[:, list(pivots)]
     sol, params = A.gauss_jordan_solve(sympy.Matrix(vec(goal)))
     if params.shape[0]:
         raise IRError("internal: the product-term basis is not independent")
-    return [(sympy.nsimplify(c) if c.is_Rational else c, t) for c, t in zip(sol, kept) if c != 0]
+    return [(c, t) for c, t in zip(sol, kept) if c != 0]
 
 
 def normal_form(expr: sympy.Expr) -> list[tuple[sympy.Expr, object]]:
