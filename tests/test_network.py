@@ -432,23 +432,6 @@ def test_terms_with_fitted_constants_are_told_apart():
         symweak.discover(obs, ops="id,^2", lhs="u_t", readable_slack=-1, progress=False)
 
 
-def test_polynomial_closure_covers_every_monomial_under_the_library_s_derivatives():
-    from symweak.discover.network._extract import closure
-
-    u, v = symweak.parse_term("u").F, symweak.parse_term("v").F
-    lib = [symweak.parse_term("d_xx(sin(0.14*u))"), symweak.parse_term("d_x(u*sin(0.14*u))")]
-    terms = {t.short() for t in closure(lib, [u])}
-    assert terms == {
-        f"{d}({p})" if p != "u" else f"u_{d[2:]}"
-        for d in ("d_x", "d_xx")
-        for p in ("u", "u^2", "u^3")
-    }
-    two = closure([symweak.parse_term("v_x")], [u, v], degree=2)
-    assert sorted(t.short() for t in two) == sorted(
-        ["u_x", "v_x", "d_x(u^2)", "d_x(u*v)", "d_x(v^2)"]
-    )
-
-
 def test_snapped_open_forms_round_inner_constants_and_drop_constants():
     from symweak.discover.network._extract import snapped
 

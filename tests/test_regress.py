@@ -78,7 +78,7 @@ def test_swap_refine_finds_the_pair_a_greedy_start_misses():
     assert swap_refine(G, b, (2, 3), keep=[2]) == (0, 2)  # a kept term is never swapped out
 
 
-def test_term_complexity_counts_a_function_as_its_argument():
+def test_term_complexity_counts_a_function_as_its_argument_plus_a_quarter():
     import sympy
 
     from symweak.ir import Term
@@ -93,10 +93,13 @@ def test_term_complexity_counts_a_function_as_its_argument():
         Term(v * sympy.sin(u), "x"),
         Term(sympy.exp(u**2), ()),
     ]
-    assert list(term_complexity(lib, "degree")) == [3.0, 2.0, 1.0, 2.0, 2.0]
+    # each application of sin/exp adds FUNCTION_WEIGHT = 0.25 (nested ones count twice)
+    assert list(term_complexity(lib, "degree")) == [3.0, 2.0, 1.25, 2.25, 2.25]
     assert list(term_complexity(lib[:2], "degree+order")) == [3.0, 2.5]
-    assert list(term_complexity(lib, "degree:0.25")) == [1.5, 1.25, 1.0, 1.25, 1.25]
-    assert list(term_complexity(lib, "degree:0")) == [1.0] * 5
+    assert list(term_complexity(lib, "degree:0.25")) == [1.5, 1.25, 1.25, 1.5, 1.5]
+    assert list(term_complexity(lib, "degree:0")) == [1.0, 1.0, 1.25, 1.25, 1.25]
+    nested = Term(sympy.sin(u + sympy.sin(u) / 10), "xx")
+    assert list(term_complexity([nested], "degree:0.25")) == [1.5]
     assert term_complexity(lib, "terms") is None
 
 
@@ -169,3 +172,25 @@ def test_tls_refit_leaves_a_support_that_explains_little_alone():
     ls = lstsq(A, b)
     assert tls_refit(A, b, ls) is ls  # the error estimate is too close to the signal
     assert tls_refit(A, b, ls, gap=1.0) is not ls
+
+
+def test_family_swaps_replace_one_function_throughout():
+    from symweak.regress import family_swaps
+
+    # columns: (F, alpha) = sin u under x, xx, xxxx; u under x, xx, xxxx; u^2 under x
+    families = [("s", 1), ("s", 2), ("s", 4), ("u", 1), ("u", 2), ("u", 4), ("u2", 1)]
+    out = family_swaps([(6, 1, 2)], families)
+    # sin u -> u in both of its terms (u2 has no xx/xxxx column: no move); u2 -> s or u
+    assert (2, 4, 5) not in out and (4, 5, 6) in out
+    assert (0, 1, 2) in out and (1, 2, 3) in out
+    assert len(out) == 3
+    # a kept column is never replaced
+    assert family_swaps([(1, 6)], families, keep=[6]) == [(4, 6)]
+
+
+def test_mstls_refuses_families_of_the_wrong_length():
+    from symweak.regress import mstls
+
+    G = np.random.default_rng(0).normal(size=(30, 3))
+    with pytest.raises(SymweakError, match=r"families needs one \(F, alpha\) key per candidate"):
+        mstls(G, G[:, 0], criterion="log", families=[("u", 1)])

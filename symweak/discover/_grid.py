@@ -30,6 +30,7 @@ from ._shared import (
     kept_indices,
     make_tests,
     spectral_radius,
+    term_families,
     union,
 )
 
@@ -224,6 +225,7 @@ def _fit_fn(config, constraints):
             keep=keep,
             criterion=sel.criterion,
             complexity=term_complexity(lib, sel.complexity),
+            families=term_families(lib),
         )
 
     return fit_fn

@@ -156,6 +156,12 @@ def has_fitted_constants(term) -> bool:
     return any(not c.is_integer for c in term.F.atoms(sympy.Number))
 
 
+def term_families(terms: Sequence[Term]) -> list[tuple]:
+    """Each term's ``(F, α)`` key for :func:`symweak.regress.family_swaps`: F up to a
+    numeric factor (as a term without derivatives) and the multi-index."""
+    return [(Term(t.F), t.alpha) for t in terms]
+
+
 def distinct_functions(terms: Sequence[Term]) -> tuple[list[sympy.Expr], dict]:
     """The distinct F of ``terms`` in first-seen order, and ``{F: position}``."""
     funcs: list[sympy.Expr] = []

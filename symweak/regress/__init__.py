@@ -5,6 +5,7 @@ from ._complexity import term_complexity as term_complexity
 from ._sparse import CRITERIA as CRITERIA
 from ._sparse import Fit as Fit
 from ._sparse import backward_path as backward_path
+from ._sparse import family_swaps as family_swaps
 from ._sparse import forward_path as forward_path
 from ._sparse import lstsq as lstsq
 from ._sparse import mstls as mstls

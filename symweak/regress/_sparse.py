@@ -15,6 +15,7 @@ from .._errors import SymweakError
 __all__ = [
     "Fit",
     "backward_path",
+    "family_swaps",
     "forward_path",
     "lstsq",
     "mstls",
@@ -286,6 +287,35 @@ def _refined_supports(G, b, supports, keep, sizes: int, seeds: int = 3) -> list[
     return out
 
 
+def family_swaps(supports, families, keep=()) -> list[tuple[int, ...]]:
+    """Supports with one function of the fields replaced by another in every term that
+    holds it: ``families[j]`` is column j's ``(F, α)`` (any hashable keys), and a support
+    holding F under α₁, α₂, … becomes one holding F' under the same α₁, α₂, … wherever the
+    library has all of those columns. Single swaps cannot make such a move when a family
+    stands in for another as a whole: on Kuramoto–Sivashinsky from 10 % of the grid at
+    σ = 0.2 the selection kept d_x(u²) + d_xx(sin u) + d_xxxx(sin u), and every single
+    swap towards u_xx + u_xxxx raised the residual (0.28 -> 0.39) while the pair lowered
+    it (0.24)."""
+    where = {fam: j for j, fam in enumerate(families)}
+    functions = list(dict.fromkeys(f for f, _ in families))
+    keep = set(int(k) for k in keep)
+    out = []
+    for sup in supports:
+        sup = tuple(sorted(int(j) for j in sup))
+        present = list(dict.fromkeys(families[j][0] for j in sup if j not in keep))
+        for f in present:
+            for g in functions:
+                if g == f:
+                    continue
+                new = []
+                for j in sup:
+                    fj, aj = families[j]
+                    new.append(where.get((g, aj), -1) if fj == f and j not in keep else j)
+                if -1 not in new:
+                    out.append(tuple(sorted(set(new))))
+    return list(dict.fromkeys(out))
+
+
 def mstls(
     G,
     b,
@@ -295,6 +325,7 @@ def mstls(
     complexity=None,
     backward=True,
     penalty: float = LOG_PENALTY,
+    families=None,
 ) -> Fit:
     """Choose the threshold without the truth, over a log-spaced path.
 
@@ -321,6 +352,8 @@ def mstls(
     ``complexity`` (one positive weight per column, default 1) replaces the term count
     ‖ξ‖₀ by the summed weights of the active terms, so that among models that fit equally
     well the simpler terms win (e.g. weight = polynomial degree of F).
+    ``families`` (one ``(F, α)`` key per column) adds the refined supports with one F
+    replaced by another throughout (:func:`family_swaps`) to the candidates.
     """
     G, b = _check(G, b)
     if thresholds is None:
@@ -350,9 +383,14 @@ def mstls(
         scales = _scales(G)
         supports = [*backward_path(G, b, keep), *forward_path(G, b, keep)]
         # the best supports of each small size, improved by single swaps
-        supports += _refined_supports(
+        refined = _refined_supports(
             G, b, supports + [tuple(f.support) for _, f in candidates], keep, SWAP_SIZES
         )
+        supports += refined
+        if families is not None:
+            if len(families) != S:
+                raise SymweakError("families needs one (F, alpha) key per candidate term.")
+            supports += family_swaps(refined, families, keep)
         for support in supports:
             coef = _solve(G, b, np.asarray(support, dtype=int), scales)
             candidates.append((float("nan"), Fit(coef, _residual(G, b, coef), None, "backward")))

@@ -4,7 +4,6 @@ candidate term. The candidates then go through the constraints and the rules."""
 
 from __future__ import annotations
 
-import itertools
 import logging
 from dataclasses import dataclass, field
 
@@ -26,48 +25,28 @@ from .._shared import (
 
 log = logging.getLogger("symweak")
 
-#: the polynomial closure's highest degree
-CLOSURE_DEGREE = 3
+def snap(term):
+    """``term`` with the constants inside F rounded to the nearest integers (sin(1.056 u +
+    0.0927) -> sin(u), u·sin(0.94 u) -> u·sin(u)) as a canonical term, or None where that
+    leaves no function of the fields (a constant or zero) or there is nothing to round."""
+    numbers = [c for c in term.F.atoms(sympy.Number) if not c.is_integer]
+    if not numbers:
+        return None
+    F = term.F.xreplace({c: sympy.Integer(round(float(c))) for c in numbers})
+    if F.is_number or F == term.F:
+        return None
+    try:
+        _, canon = Term(F, term.alpha).canonical()
+    except IRError:
+        return None
+    return canon
 
 
 def snapped(library) -> list:
-    """Each open-form term with its inner constants snapped to the nearest integers
-    (sin(1.056 u + 0.0927) -> sin(u), u·sin(0.94 u) -> u·sin(u)), where that leaves a
-    function of the fields (not a constant or zero): the readable alternative fit offers
-    them, so a term the data need keeps its readable form."""
-    out: dict = {}
-    for term in library:
-        numbers = [c for c in term.F.atoms(sympy.Number) if not c.is_integer]
-        if not numbers:
-            continue
-        F = term.F.xreplace({c: sympy.Integer(round(float(c))) for c in numbers})
-        if F.is_number or F == term.F:
-            continue
-        try:
-            _, canon = Term(F, term.alpha).canonical()
-        except IRError:
-            continue
-        out.setdefault(canon, None)
-    return list(out)
-
-
-def closure(library, fields, degree: int = CLOSURE_DEGREE) -> list:
-    """The polynomial closure of a library: every monomial of the fields up to ``degree``
-    under every derivative multi-index the library uses (canonical terms). It is what a
-    readable equation can be written in: an open-form term with fitted inner constants
-    (d_xx(sin(0.14 u))) is often a polynomial in disguise over the data's range."""
-    alphas = list(dict.fromkeys(t.alpha for t in library))
-    out: dict = {}
-    for d in range(1, degree + 1):
-        for combo in itertools.combinations_with_replacement(fields, d):
-            mono = sympy.Mul(*combo)
-            for alpha in alphas:
-                try:
-                    _, term = Term(mono, alpha).canonical()
-                except IRError:
-                    continue
-                out.setdefault(term, None)
-    return list(out)
+    """The distinct snapped forms (:func:`snap`) of a library's open-form terms: the readable
+    alternative fit offers the ones the kept fit used, so a term the data need keeps a
+    readable form."""
+    return list(dict.fromkeys(s for s in map(snap, library) if s is not None))
 
 
 __all__ = ["Candidates", "run"]
@@ -111,8 +90,10 @@ class Candidates:
     lib_index: list
     lib_alphas: list
     #: per equation, the columns of the readable alternative fit: the library's terms
-    #: without fitted constants inside F plus the polynomial closure (see ``closure``)
+    #: without fitted constants inside F (the final fit adds snapped forms, ``snapped``)
     readable_cols: list | None = None
+    #: each open-form term's snapped form (:func:`snap`) as a column position
+    snapped: dict = field(default_factory=dict)
     #: field derivatives the functions take after the fields (product terms, ``inputs:``),
     #: each as (field position, multi-index along the coordinates)
     jets: list = field(default_factory=list)
@@ -187,20 +168,18 @@ def run(state) -> Candidates:
             "The symbolic network produced no candidate term (every output was pruned). Try a "
             "smaller lambda_r, more search epochs, or a different operator set."
         )
-    # the readable alternative (final fit): terms without fitted constants, the open forms
-    # with their constants snapped, and the polynomial closure, where no rule reshapes the
-    # libraries
+    # the readable alternative (final fit): the open forms with their constants snapped,
+    # where no rule reshapes the libraries
     has_rules = bool(problem.rules) or bool(
         problem.constraints is not None and problem.constraints.rules
     )
     extra = []
     if not has_rules and any(has_fitted_constants(t) for t in library):
         lhs_set = set(problem.lhs)
-        offered = [*snapped(library), *closure(library, problem.fields)]
         present = set(library)
         extra = [
             t
-            for t in dict.fromkeys(filter_library(offered, problem.lhs, None))
+            for t in dict.fromkeys(filter_library(snapped(library), problem.lhs, None))
             if t not in lhs_set and t not in present and not has_fitted_constants(t)
         ]
         if problem.constraints is not None:
@@ -217,13 +196,8 @@ def run(state) -> Candidates:
     coords = problem.coords
     position = {t: i for i, t in enumerate(library)}
     names = problem.obs.coord_names
-    readable_cols = []
-    for lhs in problem.lhs:
-        own = set(libraries[lhs])
-        readable_cols.append(
-            [position[t] for t in libraries[lhs] if not has_fitted_constants(t)]
-            + [position[t] for t in extra if t not in own]
-        )
+    snaps = {t: snap(t) for t in library if has_fitted_constants(t)}
+    snaps = {t: position[s] for t, s in snaps.items() if s is not None and s in position}
     fields = list(problem.fields)
     jet_index = [
         (fields.index(d.expr), tuple(dict(d.variable_count).get(c, 0) for c in coords))
@@ -231,12 +205,17 @@ def run(state) -> Candidates:
     ]
     for lhs in problem.lhs:  # product terms join every equation's own fit
         libraries[lhs] = libraries[lhs] + [t for t in products if t not in libraries[lhs]]
+    readable_cols = [
+        [position[t] for t in libraries[lhs] if not has_fitted_constants(t)]
+        for lhs in problem.lhs
+    ]
     return Candidates(
         jets=jet_index,
         library=library,
         libraries=libraries,
         ties=ties,
         readable_cols=readable_cols,
+        snapped=snaps,
         cols=[[position[t] for t in libraries[lhs]] for lhs in problem.lhs],
         functions=functions,
         lib_index=[index[t.F] for t in library],

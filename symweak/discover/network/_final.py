@@ -14,14 +14,12 @@ Readable terms: an open-form term whose F has constants fitted inside it (sin(0.
 0.0656)) is, over the range of the data, often a Taylor-disguised polynomial: d_xx of it
 stands in for u_xx. A scientist cannot use that, so when the kept fit holds such a term the
 fit is made again from the terms without fitted constants (polynomials, sin u, u·sin v, …)
-and the library's polynomial closure (every monomial up to degree 3 under the derivatives
-the library uses: the network may have offered only open forms), and kept when its
-residual is at most ``readable_slack`` (25 %) larger (tuned on the zoo's tuning half:
-at 10 % Kuramoto–Sivashinsky with other coefficients kept d_xx(sin(0.1394 u)), 10.6 %
+and the snapped forms of the open forms it used (sin(1.056 u + 0.0927) -> sin u), and kept
+when its residual is at most ``readable_slack`` (25 %) larger (tuned on the zoo's tuning
+half: at 10 % Kuramoto–Sivashinsky with other coefficients kept d_xx(sin(0.1394 u)), 10.6 %
 below the readable fit, and at 25 % came back as −0.58 d_x(u²) − 1.19 u_xx − 0.81 u_xxxx).
-Open forms are also offered with their inner constants snapped to integers (sin(1.056 u +
-0.0927) -> sin u), so a term the data need keeps a readable form; one with no readable
-stand-in costs far more than 25 % to drop and stays.
+A term the data need keeps a readable form; one with no readable stand-in costs far more
+than 25 % to drop and stays.
 
 With ``data_correction`` each scale is also tried on the surrogate's columns plus the
 observations' own deviation from it (named "<scale>+data"): on clean data this removes the
@@ -55,7 +53,7 @@ from ...regress import (
 )
 from ...weak import WeakAssembler
 from .._history import FinalRecord, FitRecord
-from .._shared import has_fitted_constants, kept_indices
+from .._shared import has_fitted_constants, kept_indices, term_families
 from ._correction import residual_correction
 
 __all__ = ["run"]
@@ -130,20 +128,35 @@ def _systems(state, cands, scales, n_final):
     return dict(zip(scales, zip(Gs, bs, corrections)))
 
 
-def _select(state, cands, G, b, refit=None, readable=False, stable=False):
+def _readable_cols(cands, e: int, used=()) -> list:
+    """Equation ``e``'s readable library: its terms without fitted constants inside F, and
+    the snapped forms of the open-form terms in ``used`` (those the kept fit held). Snapped
+    forms of every open form, or the library's whole polynomial closure, were tried too: the
+    extra columns move the complete least-squares fit the criterion measures against, and
+    Fisher–KPP (10 %, σ = 0.2) lost u_xx (kept on 9 of 20 halves with the own terms, 4 with
+    the closure, 11 with every snapped form)."""
+    base = list(cands.readable_cols[e])
+    own = set(cands.cols[e])
+    for t in used:
+        j = cands.snapped.get(t)
+        if j is not None and j not in base and any(cands.library[i] == t for i in own):
+            base.append(j)  # only for an equation that holds the open form itself
+    return base
+
+
+def _select(state, cands, G, b, refit=None, readable=None, stable=False):
     """Sparse fits of every equation (``{lhs: (rhs, fit)}``) and the fits made, keyed by the
     design each was made on (its library and left-hand side); with ``refit`` (what a
     previous call on the same system made) each design's support is refitted by total least
-    squares instead of selected again; with ``readable`` only terms without fitted
-    constants inside F are offered; with ``stable``, stability selection (when
-    ``stability_resamples`` > 0) instead of one selection on all test functions."""
+    squares instead of selected again; with ``readable`` (a tuple of open-form terms, may be
+    empty) the readable library of :func:`_readable_cols` is offered instead of the own one;
+    with ``stable``, stability selection (when ``stability_resamples`` > 0) instead of one
+    selection on all test functions."""
     sel, constraints = state.config.selection, state.problem.constraints
     Gn, bn = G.cpu().numpy(), b.cpu().numpy()
     designs = {}
     for e, lhs in enumerate(state.problem.lhs):
-        cols = [
-            j for j in cands.cols[e] if not (readable and has_fitted_constants(cands.library[j]))
-        ]
+        cols = cands.cols[e] if readable is None else _readable_cols(cands, e, readable)
         designs[lhs] = ([cands.library[j] for j in cols], Gn[:, cols], bn[:, e])
     made: dict[tuple, object] = {}
 
@@ -153,9 +166,17 @@ def _select(state, cands, G, b, refit=None, readable=False, stable=False):
         key = (tuple(lib), len(made))
         keep = kept_indices(lib, constraints)
         complexity = term_complexity(lib, sel.complexity)
+        families = term_families(lib)
 
         def select(Gs, bs):
-            return mstls(Gs, bs, keep=keep, criterion=sel.criterion, complexity=complexity)
+            return mstls(
+                Gs,
+                bs,
+                keep=keep,
+                criterion=sel.criterion,
+                complexity=complexity,
+                families=families,
+            )
 
         if refit is not None:
             fit = tls_refit(G, b, refit[key])
@@ -202,14 +223,20 @@ def run(state, cands) -> list[Equation]:
         tried[name] = (residual, found, system, made)
     chosen = _rule([(k, v[0]) for k, v in tried.items()], cfg)
     residual, results, system, made = tried[chosen]
+    used = _open_terms(results)
     readable = _prefer_readable(state, cands, system, residual, results)
-    only_readable = readable.get("kept") == "readable"
-    if only_readable:
+    only_readable = used if readable.get("kept") == "readable" else None
+    if only_readable is not None:
         results, made = readable["fit"]
     readable.pop("fit", None)
     if cfg.selection.stability_resamples:
         # the variants are compared by one selection each (above); the kept one's support
-        # is chosen again by stability selection (20 re-selections cost 4× less this way)
+        # is chosen again by stability selection (20 re-selections cost 4× less this way).
+        # Open forms are offered to it only where the kept fit needs one: otherwise their
+        # near-copies of readable terms split the votes (Fisher–KPP, 10 %, σ = 0.2:
+        # u_xx on 9 of 20 halves, d_xx(sin(1.186 u + 0.1325)) on 2, and u_xx was lost)
+        if only_readable is None and not _open_terms(results):
+            only_readable = ()
         results, made = _select(state, cands, *system, readable=only_readable, stable=True)
     source = chosen
     if cfg.final.final_estimator == "tls":
@@ -232,7 +259,7 @@ def run(state, cands) -> list[Equation]:
     tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
     for e, lhs in enumerate(state.problem.lhs):
         fit = results[lhs][1]
-        cols = cands.readable_cols[e] if only_readable else cands.cols[e]
+        cols = cands.cols[e] if only_readable is None else _readable_cols(cands, e, only_readable)
         probs = {}
         if fit.probabilities is not None and len(fit.probabilities) == len(cols):
             probs = {
@@ -326,10 +353,10 @@ def _prefer_readable(state, cands, system, residual, results) -> dict:
     term: ``{"open": r, "readable": r', "kept": ..., "fit": (results, made)}`` (empty when
     there was nothing to replace or ``readable_slack`` is 0)."""
     slack = state.config.final.readable_slack
-    used = [t for rhs, _ in results.values() for t in rhs if has_fitted_constants(t)]
+    used = _open_terms(results)
     if not slack or not used:
         return {}
-    found, made = _select(state, cands, *system, readable=True)
+    found, made = _select(state, cands, *system, readable=used)
     if any(not rhs for rhs, _ in found.values()):
         return {}
     other = float(np.mean([fit.residual for _, fit in found.values()]))
@@ -343,6 +370,13 @@ def _prefer_readable(state, cands, system, residual, results) -> dict:
         kept,
     )
     return {"open": residual, "readable": other, "kept": kept, "fit": (found, made)}
+
+
+def _open_terms(results) -> tuple:
+    """The terms with constants fitted inside F that ``results`` hold, in order."""
+    return tuple(
+        dict.fromkeys(t for rhs, _ in results.values() for t in rhs if has_fitted_constants(t))
+    )
 
 
 def _surrogate_choice(state):
