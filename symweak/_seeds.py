@@ -19,6 +19,7 @@ STREAMS = {
     "batches": 104729,
     "stability": 1299709,
     "domain": 32452843,  # + the draw number: test functions drawn to fill a domain
+    "nearby": 67867967,  # + the draw number: test functions drawn where data are nearby
     "ensemble": 49979687,  # + 7919 k: the k-th member of discover(..., ensemble=K)
 }
 

@@ -96,6 +96,48 @@ def test_test_functions_are_placed_inside_and_reproducibly():
     assert "inside the domain (100 kept of" in a.how
 
 
+def test_points_inside_counts_like_brute_force():
+    from symweak.discover._shared import points_inside
+
+    rng = np.random.default_rng(1)
+    pts = rng.uniform(0, 1, size=(500, 2))
+    centers = rng.uniform(0, 1, size=(40, 2))
+    radii = rng.uniform(0.05, 0.3, size=(40, 2))
+    brute = [int(np.sum(np.all(np.abs(pts - c) < r, axis=1))) for c, r in zip(centers, radii)]
+    assert points_inside(pts, centers, radii).tolist() == brute
+
+
+def test_test_functions_only_where_data_are_nearby(caplog):
+    bounds = {"t": (0.0, 1.0), "x": (0.0, 10.0)}
+    rng = np.random.default_rng(0)
+    plain = make_tests(bounds, 100, (0.05, 0.1), 2, "exp", "paper")
+    # data everywhere: the usual draw, unchanged
+    dense = np.column_stack([rng.uniform(0, 1, 20000), rng.uniform(0, 10, 20000)])
+    same = make_tests(bounds, 100, (0.05, 0.1), 2, "exp", "paper", points=dense, min_points=3)
+    assert np.array_equal(same.centers, plain.centers) and same.how == plain.how
+    # no data for 3 < x < 7: supports there are replaced by ones with data
+    gap = dense[(dense[:, 1] < 3) | (dense[:, 1] > 7)]
+    tests = make_tests(bounds, 100, (0.05, 0.1), 2, "exp", "paper", points=gap, min_points=3)
+    again = make_tests(bounds, 100, (0.05, 0.1), 2, "exp", "paper", points=gap, min_points=3)
+    assert len(tests) == 100 and np.array_equal(tests.centers, again.centers)
+    from symweak.discover._shared import points_inside
+
+    assert points_inside(gap, tests.centers, tests.radii).min() >= 3
+    assert points_inside(gap, plain.centers, plain.radii).min() < 3  # the usual draw had some
+    assert "with >= 3 observations in the support (100 kept of" in tests.how
+    with pytest.raises(SymweakError, match=r"Only 0 of \d+ test functions drawn hold at least 10"):
+        make_tests(bounds, 50, (0.05, 0.1), 2, "exp", "paper", points=gap[:5], min_points=10)
+
+
+def test_min_points_is_checked():
+    with pytest.raises(SymweakError, match=r"config option min_points must be an integer >= 0"):
+        symweak.discover(
+            Observations(coords={"t": np.arange(30.0), "x": np.arange(30.0) % 7},
+                         fields={"u": np.arange(30.0) % 5}),
+            lhs="u_t", min_points=-1, progress=False,
+        )  # fmt: skip
+
+
 def test_radii_shrink_when_supports_cannot_fit(caplog):
     dom = Domain.polygon(BOX, holes=[DISC])
     bounds = {"t": (0.0, 10.0), "x": (-5.0, 5.0), "y": (-5.0, 5.0)}

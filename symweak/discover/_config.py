@@ -113,6 +113,9 @@ class TestFunctionConfig:
     test_function: str = _entry("poly", BOTH, "'poly', 'poly:P' or 'exp'")
     eta: tuple = _entry((0.2, 0.4), BOTH, "the paper's (η_min, η_max)")
     scale: str = _entry("cap", BOTH, "radii: 'cap', 'paper', 'axis' or 'spectrum'")
+    min_points: int = _entry(
+        0, NETWORK, "keep test functions whose support holds this many observations (0: all)"
+    )
 
     def validate(self) -> None:
         if not (_is_int(self.n_tests) and self.n_tests >= 1):
@@ -128,6 +131,8 @@ class TestFunctionConfig:
             _fail("eta", "two numbers 0 < η_min <= η_max", self.eta)
         if self.scale not in SCALES:
             _fail("scale", f"one of {', '.join(map(repr, SCALES))}", self.scale)
+        if not (_is_int(self.min_points) and self.min_points >= 0):
+            _fail("min_points", "an integer >= 0", self.min_points)
 
 
 @dataclass(frozen=True)

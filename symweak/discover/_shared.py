@@ -68,7 +68,30 @@ def _draw_tests(bounds, n: int, eta, seed: int, bump: str, scale: str, radius=No
 DOMAIN_DRAWS = 40
 
 
-def make_tests(bounds, n: int, eta, seed: int, bump: str, scale: str, radius=None, domain=None):
+def points_inside(points: np.ndarray, centers: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """How many of ``points`` (N, d) lie inside each support box ``centers ± radii`` (K, d);
+    in blocks of test functions so that no intermediate exceeds about 4 million entries."""
+    points = np.asarray(points, dtype=float)
+    out = np.zeros(len(centers), dtype=np.int64)
+    block = max(1, 4_000_000 // max(1, points.size))
+    for s in range(0, len(centers), block):
+        c, r = centers[s : s + block, None, :], radii[s : s + block, None, :]
+        out[s : s + block] = np.all(np.abs(points[None] - c) < r, axis=-1).sum(axis=1)
+    return out
+
+
+def make_tests(
+    bounds,
+    n: int,
+    eta,
+    seed: int,
+    bump: str,
+    scale: str,
+    radius=None,
+    domain=None,
+    points=None,
+    min_points: int = 0,
+):
     """The test functions for one radii ``scale`` (see :mod:`symweak.discover._config`);
     ``radius`` is the spectral radius that ``"cap"`` and ``"spectrum"`` use.
 
@@ -76,15 +99,57 @@ def make_tests(bounds, n: int, eta, seed: int, bump: str, scale: str, radius=Non
     only those whose support lies wholly inside the domain (in space) are kept, until ``n``
     are found. Where fewer than a quarter of ``n`` (or 8) fit, the radii are halved (up to
     twice, with a warning) before it is an error that says how many fit; ``how`` records
-    how many were drawn and any shrinking."""
+    how many were drawn and any shrinking.
+
+    With ``points`` (the observations' coordinates, (N, d) in the order of ``bounds``) and
+    ``min_points`` > 0, a test function is kept only where its support holds at least
+    ``min_points`` observations (the surrogate has data nearby). Where every test function
+    of the usual draw passes, that draw is returned unchanged; otherwise the ones that pass
+    are topped up from seeded batches, and ``how`` says how many were kept of how many."""
+    near = None
+    if points is not None and min_points > 0:
+        pts = np.asarray(points, dtype=float)
+
+        def near(centers, radii):
+            return points_inside(pts, centers, radii) >= min_points
+
     if domain is None:
-        return _draw_tests(bounds, n, eta, seed, bump, scale, radius)
+        tests = _draw_tests(bounds, n, eta, seed, bump, scale, radius)
+        if near is None:
+            return tests
+        ok = near(tests.centers, tests.radii)
+        if ok.all():
+            return tests
+        need = min(n, max(8, n // 4))
+        label = f"with >= {min_points} observations in the support"
+        found, tried = _inside(
+            bounds, n, eta, seed, bump, scale, radius, near, "nearby", label, first=(tests, ok)
+        )
+        if found is None or len(found) < need:
+            raise SymweakError(
+                f"Only {0 if found is None else len(found)} of {tried} test functions drawn "
+                f"hold at least {min_points} observations in their support; lower min_points, "
+                "give larger radii (eta), or check the coordinates of the data."
+            )
+        log.info("symweak: %d test functions (%s)", len(found), found.how)
+        return found
     need = min(n, max(8, n // 4))
     drawn = 0
+
+    def accept(centers, radii):
+        index = [tuple(bounds).index(nm) for nm in domain.names]
+        ok = domain.box_inside(centers[:, index], radii[:, index])
+        return ok if near is None else ok & near(centers, radii)
+
+    label = "inside the domain"
+    if near is not None:
+        label += f" with >= {min_points} observations in the support"
     for shrink in (1.0, 0.5, 0.25):
         eta_s = (eta[0] * shrink, eta[1] * shrink)
         radius_s = None if radius is None else {k: v * shrink for k, v in radius.items()}
-        tests, tried = _inside(bounds, n, eta_s, seed, bump, scale, radius_s, domain)
+        tests, tried = _inside(
+            bounds, n, eta_s, seed, bump, scale, radius_s, accept, "domain", label
+        )
         drawn += tried
         if tests is not None and len(tests) >= need:
             if shrink < 1:
@@ -103,33 +168,40 @@ def make_tests(bounds, n: int, eta, seed: int, bump: str, scale: str, radius=Non
     )
 
 
-def _inside(bounds, n, eta, seed, bump, scale, radius, domain):
-    """Up to ``n`` test functions whose supports lie inside ``domain`` (None if none), and
-    how many were drawn."""
+def _inside(bounds, n, eta, seed, bump, scale, radius, accept, stream, label, first=None):
+    """Up to ``n`` test functions that ``accept(centers, radii)`` passes (None if none), and
+    how many were drawn: from seeded batches of stream ``stream``, after the ones of
+    ``first`` = (a drawn set, its acceptance mask) where given; ``label`` says in ``how``
+    what was asked of them."""
     from .._seeds import child_seed
     from ..weak import TestFunctionSet
 
     names = tuple(bounds)
-    index = [names.index(nm) for nm in domain.names]
-    centers, radii, drawn, found, first = [], [], 0, 0, None
+    centers, radii, drawn, found = [], [], 0, 0
+    if first is not None:
+        batch, ok = first
+        centers.append(batch.centers[ok])
+        radii.append(batch.radii[ok])
+        drawn, found = len(batch), int(ok.sum())
+        first = batch
     for attempt in range(DOMAIN_DRAWS):
+        if found >= n:
+            break
         batch = _draw_tests(
-            bounds, max(2 * n, 64), eta, child_seed(seed, "domain") + 7 * attempt, bump, scale,
+            bounds, max(2 * n, 64), eta, child_seed(seed, stream) + 7 * attempt, bump, scale,
             radius,
         )  # fmt: skip
         if first is None:
             first = batch
-        ok = domain.box_inside(batch.centers[:, index], batch.radii[:, index])
+        ok = accept(batch.centers, batch.radii)
         drawn += len(batch)
         centers.append(batch.centers[ok])
         radii.append(batch.radii[ok])
         found += int(ok.sum())
-        if found >= n:
-            break
     if not found:
         return None, drawn
     kept = min(found, n)
-    how = f"{first.how}, inside the domain ({kept} kept of {drawn} drawn)"
+    how = f"{first.how}, {label} ({kept} kept of {drawn} drawn)"
     cs, rs = np.concatenate(centers)[:kept], np.concatenate(radii)[:kept]
     return TestFunctionSet(names, cs, rs, first.bump, how), drawn
 

@@ -178,7 +178,14 @@ class NetworkState:
             scale,
             self.radius,
             domain=self.problem.obs.domain,
+            points=self._points() if tcfg.min_points else None,
+            min_points=tcfg.min_points,
         )
+
+    def _points(self) -> np.ndarray:
+        """The observations' coordinates, (N, d) in the order of the quadrature bounds."""
+        coords = self.problem.obs.coords
+        return np.column_stack([np.asarray(coords[n], dtype=float) for n in self.quad.bounds])
 
     # ------------------------------------------------------------------ losses
     def data_loss(self, phase: str, epoch: int) -> torch.Tensor:
