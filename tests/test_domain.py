@@ -208,3 +208,51 @@ def test_penalised_cylinder_slows_the_flow_inside_only():
     dom = obstacle_domain()
     assert not dom.contains({"x": np.array([cx + r + 0.9]), "y": np.array([cy])})[0]
     assert dom.contains({"x": np.array([cx + r + 1.1]), "y": np.array([cy])})[0]
+
+
+@pytest.mark.parametrize("ext", [".npz", ".h5", ".mat", ".nc"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda obs: Domain.polygon(BOX, holes=[DISC]),
+        lambda obs: "covered",
+    ],
+    ids=["polygon", "mask"],
+)
+def test_the_domain_is_saved_with_the_observations(tmp_path, ext, make):
+    rng = np.random.default_rng(0)
+    n = 400
+    obs = Observations(
+        coords={"t": rng.uniform(0, 1, n), "x": rng.uniform(-5, 5, n), "y": rng.uniform(-5, 5, n)},
+        fields={"u": rng.normal(size=n)},
+    ).with_domain(make(None))
+    path = tmp_path / f"obs{ext}"
+    obs.save(path)
+    back = symweak.load(path)
+    assert back.domain is not None and back.domain.kind == obs.domain.kind
+    assert back.domain.describe() == obs.domain.describe()
+    probe = {"x": rng.uniform(-5, 5, 200), "y": rng.uniform(-5, 5, 200)}
+    assert np.array_equal(back.domain.contains(probe), obs.domain.contains(probe))
+    assert np.array_equal(back.fields["u"], obs.fields["u"])
+
+
+def test_intervals_round_trip_and_tables_warn(tmp_path, caplog):
+    rng = np.random.default_rng(1)
+    obs = Observations(
+        coords={"t": rng.uniform(0, 1, 300), "x": rng.uniform(0, 9, 300)},
+        fields={"u": rng.normal(size=300)},
+    ).with_domain(Domain.intervals([(0, 3), (5, 9)]))
+    obs.save(tmp_path / "a.npz")
+    assert symweak.load(tmp_path / "a.npz").domain.parts == ((0.0, 3.0), (5.0, 9.0))
+    obs.save(tmp_path / "a.csv")
+    assert "the domain (" in caplog.text and "is not saved with it" in caplog.text
+    assert symweak.load(tmp_path / "a.csv").domain is None
+
+
+def test_a_damaged_stored_domain_is_refused():
+    with pytest.raises(DataError, match=r"f.npz: the stored domain is not valid: Interval"):
+        Domain.from_json('{"kind": "intervals", "names": ["x"], "intervals": [[3, 1]]}', "f.npz")
+    with pytest.raises(DataError, match=r"f.npz: the stored domain cannot be read"):
+        Domain.from_json("{not json", "f.npz")
+    with pytest.raises(DataError, match=r"unknown domain kind 'blob'"):
+        Domain.from_json('{"kind": "blob", "names": ["x"]}', "f.npz")

@@ -137,6 +137,44 @@ class Domain:
         dom = cls("mask", names, axes=centres, grid=mask)
         return dom
 
+    # ------------------------------------------------------------------ files
+    def to_json(self) -> str:
+        """The domain as JSON text (saved with the observations by ``Observations.save``)."""
+        import json
+
+        out: dict = {"kind": self.kind, "names": list(self.names)}
+        if self.kind == "intervals":
+            out["intervals"] = [list(p) for p in self.parts]
+        elif self.kind == "polygon":
+            out["vertices"] = np.asarray(self.parts[0]).tolist()
+            out["holes"] = [np.asarray(h).tolist() for h in self.holes]
+        else:
+            out["axes"] = {n: np.asarray(a).tolist() for n, a in self.axes.items()}
+            out["mask"] = np.asarray(self.grid).astype(int).tolist()
+        return json.dumps(out)
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "the file") -> Domain:
+        """The domain :meth:`to_json` wrote, rebuilt through the checking constructors."""
+        import json
+
+        try:
+            d = json.loads(text)
+            kind, names = d["kind"], tuple(d["names"])
+            if kind == "intervals":
+                return cls.intervals([tuple(p) for p in d["intervals"]], name=names[0])
+            if kind == "polygon":
+                return cls.polygon(d["vertices"], holes=d["holes"], names=names)
+            if kind == "mask":
+                return cls.mask(np.asarray(d["mask"], dtype=int).astype(bool), **d["axes"])
+        except DataError as exc:
+            raise DataError(f"{source}: the stored domain is not valid: {exc}") from None
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            raise DataError(
+                f"{source}: the stored domain cannot be read ({type(exc).__name__}: {exc})."
+            ) from None
+        raise DataError(f"{source}: unknown domain kind {kind!r} (intervals, polygon, mask).")
+
     # ------------------------------------------------------------------ queries
     def contains(self, points: Mapping[str, np.ndarray]) -> np.ndarray:
         """Which points (``{name: array}``, the domain's space coordinates) lie inside."""

@@ -54,7 +54,16 @@ def _from_symweak(arrays: Mapping[str, np.ndarray], source: str) -> Observations
     layout = _text(arrays["symweak_layout"])
     meta = json.loads(_text(arrays["symweak_meta"])) if "symweak_meta" in arrays else {}
     meta["source"] = source
-    names = [k for k in arrays if k not in ("symweak_layout", "symweak_meta")]
+    names = [k for k in arrays if k not in ("symweak_layout", "symweak_meta", "symweak_domain")]
+    obs = _from_symweak_layout(arrays, names, layout, meta, source)
+    if "symweak_domain" in arrays:
+        from ._domain import Domain
+
+        obs = obs.with_domain(Domain.from_json(_text(arrays["symweak_domain"]), source))
+    return obs
+
+
+def _from_symweak_layout(arrays, names, layout, meta, source) -> Observations:
     coord_names = [n for n in names if len(n) == 1 and not n.startswith("grid") and n in "txyz"]
     if layout == "grid":
         axes = {n: np.asarray(arrays[n]).ravel() for n in ("t", "x", "y", "z") if n in coord_names}
@@ -312,6 +321,8 @@ def from_xarray(
             arrays[name] = var.values
         arrays["symweak_layout"] = np.array(attrs["symweak_layout"])
         arrays["symweak_meta"] = np.array(attrs.get("symweak_meta", "{}"))
+        if "symweak_domain" in attrs:
+            arrays["symweak_domain"] = np.array(attrs["symweak_domain"])
         return _from_symweak(arrays, source)
     if rename:
         obj = obj.rename(rename)

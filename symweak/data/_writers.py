@@ -5,6 +5,7 @@ save without importing the loaders (which build ``Observations``)."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ import numpy as np
 
 from .._errors import DataError
 from .._files import atomic_write
+
+log = logging.getLogger("symweak")
 
 __all__ = ["WRITERS", "save"]
 
@@ -49,6 +52,8 @@ def _to_arrays(obs) -> dict[str, np.ndarray]:
             out.update({f"grid_{n}": a for n, a in obs.grid.axes.items()})
             out["grid_index"] = obs.grid_index
     out["symweak_meta"] = np.array(_meta_dump(obs.meta))
+    if obs.domain is not None:
+        out["symweak_domain"] = np.array(obs.domain.to_json())
     return out
 
 
@@ -126,11 +131,19 @@ def _write_nc(obs, path: Path) -> None:
                 data_vars[f"grid_{name}"] = ((f"grid_{name}_dim",), axis)
             data_vars["grid_index"] = (("point",), obs.grid_index)
     attrs["symweak_complex"] = ",".join(complex_names)
+    if obs.domain is not None:
+        attrs["symweak_domain"] = obs.domain.to_json()
     ds = xr.Dataset(data_vars, coords=coords, attrs=attrs)
     ds.to_netcdf(path)
 
 
 def _table(obs) -> dict[str, np.ndarray]:
+    if obs.domain is not None:
+        log.warning(
+            "symweak: a table holds columns only: the domain (%s) is not saved with it; "
+            "save as .npz, .h5, .mat or .nc to keep it, or give it again after loading",
+            obs.domain.describe(),
+        )
     complex_names = [n for n, v in obs.fields.items() if np.iscomplexobj(v)]
     if complex_names:
         raise DataError(
