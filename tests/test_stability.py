@@ -101,3 +101,8 @@ def test_stacked_scales_keep_a_term_that_matters_at_one_scale_only():
     fit = mstls(G.numpy(), b[:, 0].numpy(), criterion="log")
     assert fit.support.tolist() == [0, 1]
     np.testing.assert_allclose(fit.coef[:2], [1.0, 0.1], atol=0.006)
+
+
+def test_stability_penalty_is_checked_before_anything_runs():
+    with pytest.raises(symweak.SymweakError, match=r"stability_penalty must be a number > 0"):
+        symweak.Config.preset("network", stability_penalty=0)

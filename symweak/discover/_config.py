@@ -151,6 +151,9 @@ class SelectionConfig:
     stability_threshold: float = _entry(
         0.6, NETWORK, "stability selection: keep terms chosen on at least this fraction"
     )
+    stability_penalty: float = _entry(
+        0.5, NETWORK, "stability selection: the 'log' criterion's penalty on each half"
+    )
 
     def validate(self) -> None:
         from ..regress import CRITERIA, term_complexity
@@ -167,6 +170,8 @@ class SelectionConfig:
         t = self.stability_threshold
         if not (_is_number(t) and 0 < t <= 1):
             _fail("stability_threshold", "a number in (0, 1]", t)
+        if not (_is_number(self.stability_penalty) and self.stability_penalty > 0):
+            _fail("stability_penalty", "a number > 0", self.stability_penalty)
 
 
 @dataclass(frozen=True)

@@ -234,6 +234,33 @@ def term_families(terms: Sequence[Term]) -> list[tuple]:
     return [(Term(t.F), t.alpha) for t in terms]
 
 
+def polynomial_alternatives(terms: Sequence[Term], degree: int = 3) -> dict[int, list[int]]:
+    """For each term D^α f(U) whose f applies a function (sin u, tanh u, u·exp v), the
+    positions of the terms that expand it: D^α of a monomial of f's fields up to ``degree``
+    (the ones ``terms`` holds). Product terms (derivatives inside f) have none."""
+    from sympy.core.function import AppliedUndef
+
+    def applies(F) -> bool:
+        return any(not isinstance(f, AppliedUndef) for f in F.atoms(sympy.Function))
+
+    out: dict[int, list[int]] = {}
+    for j, t in enumerate(terms):
+        if not applies(t.F) or t.F.atoms(sympy.Derivative):
+            continue
+        own = set(t.fields)
+        alts = []
+        for i, s in enumerate(terms):
+            if i == j or s.alpha != t.alpha or applies(s.F) or s.F.atoms(sympy.Derivative):
+                continue
+            if not set(s.fields) <= own or not s.F.is_polynomial(*s.fields):
+                continue
+            d = sympy.Poly(s.F, *s.fields).total_degree() if s.fields else 0
+            if 1 <= d <= degree:
+                alts.append(i)
+        out[j] = alts
+    return out
+
+
 def distinct_functions(terms: Sequence[Term]) -> tuple[list[sympy.Expr], dict]:
     """The distinct F of ``terms`` in first-seen order, and ``{F: position}``."""
     funcs: list[sympy.Expr] = []

@@ -3,6 +3,7 @@
 from ._complexity import fit_equations as fit_equations
 from ._complexity import term_complexity as term_complexity
 from ._sparse import CRITERIA as CRITERIA
+from ._sparse import LOG_PENALTY as LOG_PENALTY
 from ._sparse import Fit as Fit
 from ._sparse import backward_path as backward_path
 from ._sparse import family_swaps as family_swaps
@@ -12,6 +13,7 @@ from ._sparse import mstls as mstls
 from ._sparse import stlsq as stlsq
 from ._sparse import swap_refine as swap_refine
 from ._sparse import tls_refit as tls_refit
+from ._stability import prefer_polynomials as prefer_polynomials
 from ._stability import stability_selection as stability_selection
 from ._uncertainty import ParetoPoint as ParetoPoint
 from ._uncertainty import bootstrap_intervals as bootstrap_intervals

@@ -15,9 +15,9 @@ from collections.abc import Callable
 import numpy as np
 
 from .._errors import SymweakError
-from ._sparse import Fit, _check, _residual, _scales, _solve
+from ._sparse import LOG_FLOOR, LOG_PENALTY, Fit, _check, _residual, _scales, _solve
 
-__all__ = ["stability_selection"]
+__all__ = ["prefer_polynomials", "stability_selection"]
 
 
 def stability_selection(
@@ -65,3 +65,62 @@ def stability_selection(
     fit.path = [{"support": s} for s in supports]
     fit.probabilities = probabilities
     return fit
+
+
+def prefer_polynomials(
+    G,
+    b,
+    fit: Fit,
+    alternatives: dict,
+    select: Callable[[np.ndarray, np.ndarray, list], Fit],
+    slack: float = 0.25,
+    complexity=None,
+    penalty: float = LOG_PENALTY,
+) -> Fit:
+    """Replace a term by its polynomial expansion where that explains the weak form about
+    as well at about the same complexity. ``alternatives[j]`` lists the columns that expand
+    column j (for D^α f(u): D^α u, D^α u², D^α u³); for each j in ``fit``'s support,
+    ``select(G[:, cols], b, cols)`` chooses again among the rest of the support and j's
+    alternatives (``cols``), and that support is taken when its score is at most
+    log(1 + ``slack``) above the one of ``fit``'s support (the first support's, so that
+    replacements do not drift). The score is the ``log`` criterion of :func:`mstls`:
+    log(misfit against the complete least-squares fit) + ``penalty`` × the summed
+    ``complexity`` weights — a residual alone would let the noise hide a true tanh u behind
+    −0.90 u + 0.32 u². A function without fitted constants can stand in for a polynomial as
+    well as one with them: u and sin u together write u − u³/6 over a small range (−6.35 u +
+    7.49 sin u for 1.2 u − 1.2 u³). The returned fit keeps ``fit``'s probabilities, and
+    ``method`` gains "+poly" when a term was replaced."""
+    G, b = _check(G, b)
+    support = [int(j) for j in fit.support]
+    if not support or not any(j in alternatives for j in support):
+        return fit
+    S = G.shape[1]
+    weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
+    scales = _scales(G)
+    full = _solve(G, b, np.arange(S), scales)
+    ref = np.linalg.norm(G @ full) or 1.0
+    floor = max(0.1 * np.linalg.norm(G @ full - b) / ref, LOG_FLOOR)
+
+    def score(sup):
+        coef = _solve(G, b, np.asarray(sup, dtype=int), scales)
+        misfit = np.linalg.norm(G @ (coef - full)) / ref
+        return float(np.log(misfit + floor) + penalty * weights[list(sup)].sum())
+
+    reference = score(support)
+    changed = False
+    for j in sorted(set(support) & set(alternatives)):
+        if j not in support:
+            continue
+        cols = sorted((set(support) - {j}) | set(alternatives[j]))
+        if not alternatives[j] or len(cols) >= G.shape[0]:
+            continue
+        sub = select(G[:, cols], b, cols)
+        new = sorted(cols[i] for i in sub.support)
+        if new and score(new) <= reference + np.log1p(slack):
+            support, changed = new, True
+    if not changed:
+        return fit
+    coef = _solve(G, b, np.asarray(support, dtype=int), scales)
+    out = Fit(coef, _residual(G, b, coef), fit.threshold, fit.method + "+poly", fit.path)
+    out.probabilities = fit.probabilities
+    return out

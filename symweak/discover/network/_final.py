@@ -42,10 +42,12 @@ import torch
 from ..._seeds import child_seed
 from ...ir import Equation
 from ...regress import (
+    LOG_PENALTY,
     bootstrap_intervals,
     fit_equations,
     mstls,
     pareto_front,
+    prefer_polynomials,
     refit_support,
     stability_selection,
     term_complexity,
@@ -53,12 +55,20 @@ from ...regress import (
 )
 from ...weak import WeakAssembler
 from .._history import FinalRecord, FitRecord
-from .._shared import has_fitted_constants, kept_indices, term_families
+from .._shared import (
+    has_fitted_constants,
+    kept_indices,
+    polynomial_alternatives,
+    term_families,
+)
 from ._correction import residual_correction
 
 __all__ = ["run"]
 
 log = logging.getLogger("symweak")
+
+#: a function term's polynomial expansion: monomials of its fields up to this degree
+EXPANSION_DEGREE = 3
 
 
 def _n_final(state, cands) -> int:
@@ -168,7 +178,7 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
         complexity = term_complexity(lib, sel.complexity)
         families = term_families(lib)
 
-        def select(Gs, bs):
+        def select(Gs, bs, penalty=LOG_PENALTY):
             return mstls(
                 Gs,
                 bs,
@@ -176,6 +186,18 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
                 criterion=sel.criterion,
                 complexity=complexity,
                 families=families,
+                penalty=penalty,
+            )
+
+        def select_among(Gs, bs, cols):
+            # the selection on the columns ``cols`` of this design
+            return mstls(
+                Gs,
+                bs,
+                keep=[i for i, c in enumerate(cols) if c in set(keep)],
+                criterion=sel.criterion,
+                complexity=None if complexity is None else complexity[cols],
+                families=[families[c] for c in cols],
             )
 
         if refit is not None:
@@ -185,7 +207,7 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
             fit = stability_selection(
                 G,
                 b,
-                select,
+                lambda Gs, bs: select(Gs, bs, sel.stability_penalty),
                 resamples=sel.stability_resamples,
                 threshold=sel.stability_threshold,
                 keep=keep,
@@ -193,6 +215,18 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
             )
         else:
             fit = select(G, b)
+        slack = state.config.final.readable_slack
+        if stable and refit is None and slack:
+            # a function term must explain the weak form clearly better than its
+            # polynomial expansion (-6.35 u + 7.49 sin u is 1.2 u - 1.2 u^3 in disguise)
+            alts = {
+                j: a
+                for j, a in polynomial_alternatives(lib, EXPANSION_DEGREE).items()
+                if j not in set(keep)
+            }
+            fit = prefer_polynomials(
+                G, b, fit, alts, select_among, slack, complexity, LOG_PENALTY
+            )
         made[key] = fit
         return fit
 
@@ -229,15 +263,15 @@ def run(state, cands) -> list[Equation]:
     if only_readable is not None:
         results, made = readable["fit"]
     readable.pop("fit", None)
-    if cfg.selection.stability_resamples:
-        # the variants are compared by one selection each (above); the kept one's support
-        # is chosen again by stability selection (20 re-selections cost 4× less this way).
-        # Open forms are offered to it only where the kept fit needs one: otherwise their
-        # near-copies of readable terms split the votes (Fisher–KPP, 10 %, σ = 0.2:
-        # u_xx on 9 of 20 halves, d_xx(sin(1.186 u + 0.1325)) on 2, and u_xx was lost)
-        if only_readable is None and not _open_terms(results):
-            only_readable = ()
-        results, made = _select(state, cands, *system, readable=only_readable, stable=True)
+    # the variants are compared by one selection each (above); the kept one's support is
+    # chosen again by stability selection (20 re-selections cost 4× less this way), and its
+    # function terms are checked against their polynomial expansions.
+    # Open forms are offered to it only where the kept fit needs one: otherwise their
+    # near-copies of readable terms split the votes (Fisher–KPP, 10 %, σ = 0.2: u_xx on 9
+    # of 20 halves, d_xx(sin(1.186 u + 0.1325)) on 2, and u_xx was lost)
+    if cfg.selection.stability_resamples and only_readable is None and not _open_terms(results):
+        only_readable = ()
+    results, made = _select(state, cands, *system, readable=only_readable, stable=True)
     source = chosen
     if cfg.final.final_estimator == "tls":
         # the candidates are compared by their least-squares residuals (above); the kept
