@@ -432,13 +432,3 @@ def test_terms_with_fitted_constants_are_told_apart():
         symweak.discover(obs, ops="id,^2", lhs="u_t", readable_slack=-1, progress=False)
 
 
-def test_snapped_open_forms_round_inner_constants_and_drop_constants():
-    from symweak.discover.network._extract import snapped
-
-    lib = [
-        symweak.parse_term("d_xx(sin(1.056*u + 0.0927))"),
-        symweak.parse_term("d_x(u*sin(0.94*u))"),
-        symweak.parse_term("sin(0.2*u)"),  # snaps to sin(0): a constant, dropped
-        symweak.parse_term("u_xx"),  # nothing to snap
-    ]
-    assert [t.short() for t in snapped(lib)] == ["d_xx(sin(u))", "d_x(u*sin(u))"]

@@ -11,9 +11,8 @@ import numpy as np
 import sympy
 import torch
 
-from ..._errors import IRError, SymweakError
+from ..._errors import SymweakError
 from ...compile import compile_expressions
-from ...ir import Term
 from ...symnet import library_from_network
 from .._shared import (
     distinct_functions,
@@ -24,30 +23,6 @@ from .._shared import (
 )
 
 log = logging.getLogger("symweak")
-
-def snap(term):
-    """``term`` with the constants inside F rounded to the nearest integers (sin(1.056 u +
-    0.0927) -> sin(u), u·sin(0.94 u) -> u·sin(u)) as a canonical term, or None where that
-    leaves no function of the fields (a constant or zero) or there is nothing to round."""
-    numbers = [c for c in term.F.atoms(sympy.Number) if not c.is_integer]
-    if not numbers:
-        return None
-    F = term.F.xreplace({c: sympy.Integer(round(float(c))) for c in numbers})
-    if F.is_number or F == term.F:
-        return None
-    try:
-        _, canon = Term(F, term.alpha).canonical()
-    except IRError:
-        return None
-    return canon
-
-
-def snapped(library) -> list:
-    """The distinct snapped forms (:func:`snap`) of a library's open-form terms: the readable
-    alternative fit offers the ones the kept fit used, so a term the data need keeps a
-    readable form."""
-    return list(dict.fromkeys(s for s in map(snap, library) if s is not None))
-
 
 __all__ = ["Candidates", "run"]
 
@@ -90,10 +65,8 @@ class Candidates:
     lib_index: list
     lib_alphas: list
     #: per equation, the columns of the readable alternative fit: the library's terms
-    #: without fitted constants inside F (the final fit adds snapped forms, ``snapped``)
+    #: without fitted constants inside F
     readable_cols: list | None = None
-    #: each open-form term's snapped form (:func:`snap`) as a column position
-    snapped: dict = field(default_factory=dict)
     #: field derivatives the functions take after the fields (product terms, ``inputs:``),
     #: each as (field position, multi-index along the coordinates)
     jets: list = field(default_factory=list)
@@ -168,26 +141,8 @@ def run(state) -> Candidates:
             "The symbolic network produced no candidate term (every output was pruned). Try a "
             "smaller lambda_r, more search epochs, or a different operator set."
         )
-    # the readable alternative (final fit): the open forms with their constants snapped,
-    # where no rule reshapes the libraries
-    has_rules = bool(problem.rules) or bool(
-        problem.constraints is not None and problem.constraints.rules
-    )
-    extra = []
-    if not has_rules and any(has_fitted_constants(t) for t in library):
-        lhs_set = set(problem.lhs)
-        present = set(library)
-        extra = [
-            t
-            for t in dict.fromkeys(filter_library(snapped(library), problem.lhs, None))
-            if t not in lhs_set and t not in present and not has_fitted_constants(t)
-        ]
-        if problem.constraints is not None:
-            forbid = set(problem.constraints.forbid)
-            extra = [t for t in extra if t not in forbid]
-    products = _products(state, library + extra)
-    extra = extra + products
-    library = library + extra
+    products = _products(state, library)
+    library = library + products
     funcs, index = distinct_functions(library)
     jets = sorted({d for F in funcs for d in F.atoms(sympy.Derivative)}, key=sympy.default_sort_key)
     functions = compile_expressions(funcs, [*problem.fields, *jets], trainable=False).to(
@@ -196,8 +151,6 @@ def run(state) -> Candidates:
     coords = problem.coords
     position = {t: i for i, t in enumerate(library)}
     names = problem.obs.coord_names
-    snaps = {t: snap(t) for t in library if has_fitted_constants(t)}
-    snaps = {t: position[s] for t, s in snaps.items() if s is not None and s in position}
     fields = list(problem.fields)
     jet_index = [
         (fields.index(d.expr), tuple(dict(d.variable_count).get(c, 0) for c in coords))
@@ -215,7 +168,6 @@ def run(state) -> Candidates:
         libraries=libraries,
         ties=ties,
         readable_cols=readable_cols,
-        snapped=snaps,
         cols=[[position[t] for t in libraries[lhs]] for lhs in problem.lhs],
         functions=functions,
         lib_index=[index[t.F] for t in library],

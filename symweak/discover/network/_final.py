@@ -13,11 +13,11 @@ residual, u_xx 13 % off instead of 2 %), hence a factor rather than the smallest
 Readable terms: an open-form term whose F has constants fitted inside it (sin(0.8678 u −
 0.0656)) is, over the range of the data, often a Taylor-disguised polynomial: d_xx of it
 stands in for u_xx. A scientist cannot use that, so when the kept fit holds such a term the
-fit is made again from the terms without fitted constants (polynomials, sin u, u·sin v, …)
-and the snapped forms of the open forms it used (sin(1.056 u + 0.0927) -> sin u), and kept
-when its residual is at most ``readable_slack`` (25 %) larger (tuned on the zoo's tuning
-half: at 10 % Kuramoto–Sivashinsky with other coefficients kept d_xx(sin(0.1394 u)), 10.6 %
-below the readable fit, and at 25 % came back as −0.58 d_x(u²) − 1.19 u_xx − 0.81 u_xxxx).
+fit is made again from the library's terms without fitted constants (polynomials, sin u,
+u·sin v, …), and kept when its residual is at most ``readable_slack`` (25 %) larger (tuned
+on the zoo's tuning half: at 10 % Kuramoto–Sivashinsky with other coefficients kept
+d_xx(sin(0.1394 u)), 10.6 % below the readable fit, and at 25 % came back as −0.58 d_x(u²)
+− 1.19 u_xx − 0.81 u_xxxx).
 A term the data need keeps a readable form; one with no readable stand-in costs far more
 than 25 % to drop and stays.
 
@@ -138,35 +138,21 @@ def _systems(state, cands, scales, n_final):
     return dict(zip(scales, zip(Gs, bs, corrections)))
 
 
-def _readable_cols(cands, e: int, used=()) -> list:
-    """Equation ``e``'s readable library: its terms without fitted constants inside F, and
-    the snapped forms of the open-form terms in ``used`` (those the kept fit held). Snapped
-    forms of every open form, or the library's whole polynomial closure, were tried too: the
-    extra columns move the complete least-squares fit the criterion measures against, and
-    Fisher–KPP (10 %, σ = 0.2) lost u_xx (kept on 9 of 20 halves with the own terms, 4 with
-    the closure, 11 with every snapped form)."""
-    base = list(cands.readable_cols[e])
-    own = set(cands.cols[e])
-    for t in used:
-        j = cands.snapped.get(t)
-        if j is not None and j not in base and any(cands.library[i] == t for i in own):
-            base.append(j)  # only for an equation that holds the open form itself
-    return base
-
-
 def _select(state, cands, G, b, refit=None, readable=None, stable=False):
     """Sparse fits of every equation (``{lhs: (rhs, fit)}``) and the fits made, keyed by the
     design each was made on (its library and left-hand side); with ``refit`` (what a
     previous call on the same system made) each design's support is refitted by total least
     squares instead of selected again; with ``readable`` (a tuple of open-form terms, may be
-    empty) the readable library of :func:`_readable_cols` is offered instead of the own one;
+    empty) only the terms without fitted constants inside F are offered (``readable_cols``:
+    offering the snapped forms of open forms (sin(0.85 u) -> sin u) or the polynomial
+    closure as well was measured and dropped, see docs/network.md);
     with ``stable``, stability selection (when ``stability_resamples`` > 0) instead of one
     selection on all test functions."""
     sel, constraints = state.config.selection, state.problem.constraints
     Gn, bn = G.cpu().numpy(), b.cpu().numpy()
     designs = {}
     for e, lhs in enumerate(state.problem.lhs):
-        cols = cands.cols[e] if readable is None else _readable_cols(cands, e, readable)
+        cols = cands.cols[e] if readable is None else cands.readable_cols[e]
         designs[lhs] = ([cands.library[j] for j in cols], Gn[:, cols], bn[:, e])
     made: dict[tuple, object] = {}
 
@@ -293,7 +279,7 @@ def run(state, cands) -> list[Equation]:
     tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
     for e, lhs in enumerate(state.problem.lhs):
         fit = results[lhs][1]
-        cols = cands.cols[e] if only_readable is None else _readable_cols(cands, e, only_readable)
+        cols = cands.cols[e] if only_readable is None else cands.readable_cols[e]
         probs = {}
         if fit.probabilities is not None and len(fit.probabilities) == len(cols):
             probs = {
