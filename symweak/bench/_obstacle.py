@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Domain
-from ._system import BenchmarkSystem
+from ._system import vorticity_system
 
 __all__ = ["CYLINDER", "OBSTACLES", "obstacle_domain"]
 
@@ -62,23 +62,13 @@ def obstacle_domain(margin: float = 1.0) -> Domain:
 
 def _systems():
     return {
-        "ns_obstacle": BenchmarkSystem(
+        "ns_obstacle": vorticity_system(
             "ns_obstacle",
             "2-D Navier-Stokes around a cylinder (penalised)",
-            ("omega_t = -d_x(u*omega) - d_y(v*omega) + 0.01*omega_xx + 0.01*omega_yy",),
-            ("t", "x", "y"),
-            ("omega", "u", "v"),
-            {},
             _ns_obstacle,
-            lhs="omega_t",
-            aux_fields=("u", "v"),
-            rules="galilean(u, v)",
-            periodic=("x", "y"),
-            description=(
-                "periodic [0,4pi) x [0,2pi), 51 x 192 x 96, t in [0,10], Re = 100, flow 1 "
-                "along x past a disc of radius 0.6 at (pi, pi), Brinkman penalisation"
-            ),
-            settings={"ratio": [0.1], "noise": [0.0], "version": OBSTACLE_VERSION},
+            "periodic [0,4pi) x [0,2pi), 51 x 192 x 96, t in [0,10], Re = 100, flow 1 along x "
+            "past a disc of radius 0.6 at (pi, pi), Brinkman penalisation",
+            {"ratio": [0.1], "noise": [0.0], "version": OBSTACLE_VERSION},
         )
     }
 

@@ -10,7 +10,7 @@ from .._errors import DataError
 from ..grammar import parse_equation
 from ..ir import Equation, System
 
-__all__ = ["BenchmarkSystem"]
+__all__ = ["BenchmarkSystem", "vorticity_system"]
 
 
 @dataclass(frozen=True)
@@ -48,3 +48,23 @@ class BenchmarkSystem:
                 f"{self.name} is a system of {len(system)} equations; use true_equations()."
             )
         return system[0]
+
+
+def vorticity_system(name, title, generator, description, settings) -> BenchmarkSystem:
+    """A 2-D Navier–Stokes benchmark in vorticity form (ν = 0.01, periodic x, y, velocities
+    u, v as auxiliary fields, the Galilean rule): the paper's row and the cylinder case."""
+    return BenchmarkSystem(
+        name,
+        title,
+        ("omega_t = -d_x(u*omega) - d_y(v*omega) + 0.01*omega_xx + 0.01*omega_yy",),
+        ("t", "x", "y"),
+        ("omega", "u", "v"),
+        {},
+        generator,
+        lhs="omega_t",
+        aux_fields=("u", "v"),
+        rules="galilean(u, v)",
+        periodic=("x", "y"),
+        description=description,
+        settings=settings,
+    )

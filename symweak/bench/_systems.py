@@ -19,7 +19,7 @@ from ..data import Observations, load
 from . import _solvers as S
 from ._beyond import BEYOND
 from ._obstacle import OBSTACLES
-from ._system import BenchmarkSystem
+from ._system import BenchmarkSystem, vorticity_system
 from ._zoo import ZOO
 
 __all__ = ["SYSTEMS", "BenchmarkSystem", "cache_dir", "generate", "get_system"]
@@ -274,23 +274,13 @@ SYSTEMS: dict[str, BenchmarkSystem] = {
                 "noise_ratio": 0.1,
             },
         ),
-        BenchmarkSystem(
+        vorticity_system(
             "navier_stokes",
             "2-D Navier-Stokes (vorticity)",
-            ("omega_t = -d_x(u*omega) - d_y(v*omega) + 0.01*omega_xx + 0.01*omega_yy",),
-            ("t", "x", "y"),
-            ("omega", "u", "v"),
-            {},
             _navier_stokes,
-            lhs="omega_t",
-            aux_fields=("u", "v"),
-            rules="galilean(u, v)",
-            periodic=("x", "y"),
-            description=(
-                "periodic [0,4pi) x [0,2pi), 101 x 300 x 150, t in [0,20], Re = 100, "
-                "random Gaussian vortices, pseudo-spectral RK4 (not the paper's cylinder wake)"
-            ),
-            settings={
+            "periodic [0,4pi) x [0,2pi), 101 x 300 x 150, t in [0,20], Re = 100, "
+            "random Gaussian vortices, pseudo-spectral RK4 (not the paper's cylinder wake)",
+            {
                 "ratio": [0.05, 0.1, 1.0],
                 "noise": [0.1, 0.2, 0.3, 0.4, 0.5],
                 "noise_ratio": 0.1,
