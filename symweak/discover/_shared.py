@@ -12,7 +12,7 @@ import numpy as np
 import sympy
 
 from .._errors import SymweakError
-from ..ir import Term
+from ..ir import Term, function_applications
 
 __all__ = [
     "bump_for_orders",
@@ -136,8 +136,9 @@ def make_tests(
     need = min(n, max(8, n // 4))
     drawn = 0
 
+    index = [tuple(bounds).index(nm) for nm in domain.names]
+
     def accept(centers, radii):
-        index = [tuple(bounds).index(nm) for nm in domain.names]
         ok = domain.box_inside(centers[:, index], radii[:, index])
         return ok if near is None else ok & near(centers, radii)
 
@@ -238,10 +239,8 @@ def polynomial_alternatives(terms: Sequence[Term], degree: int = 3) -> dict[int,
     """For each term D^α f(U) whose f applies a function (sin u, tanh u, u·exp v), the
     positions of the terms that expand it: D^α of a monomial of f's fields up to ``degree``
     (the ones ``terms`` holds). Product terms (derivatives inside f) have none."""
-    from sympy.core.function import AppliedUndef
-
     def applies(F) -> bool:
-        return any(not isinstance(f, AppliedUndef) for f in F.atoms(sympy.Function))
+        return function_applications(F) > 0
 
     out: dict[int, list[int]] = {}
     for j, t in enumerate(terms):

@@ -3,6 +3,7 @@
 from ._equation import Equation as Equation
 from ._equation import System as System
 from ._equation import strong_monomials as strong_monomials
+from ._library import function_applications as function_applications
 from ._library import function_library as function_library
 from ._library import multi_indices as multi_indices
 from ._library import polynomial_degree as polynomial_degree

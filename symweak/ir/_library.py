@@ -92,6 +92,14 @@ def polynomial_library(
     return terms
 
 
+def function_applications(expr: sympy.Expr) -> int:
+    """How many functions other than the fields (sin, tanh, exp, …) are applied in ``expr``,
+    nested ones counted too: sin(u) 1, u·sin(u + sin(v)) 2, u² 0."""
+    from sympy.core.function import AppliedUndef
+
+    return sum(1 for f in expr.atoms(sympy.Function) if not isinstance(f, AppliedUndef))
+
+
 def polynomial_degree(expr: sympy.Expr, fields) -> int:
     """Polynomial degree of ``expr`` in ``fields``; a function factor counts as its
     argument's degree (sin u: 1, v·sin u: 2), anything else that is not a polynomial as 2."""

@@ -6,11 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import sympy
-from sympy.core.function import AppliedUndef
 
 from .._errors import SymweakError
-from ..ir import Term, polynomial_degree
+from ..ir import Term, function_applications, polynomial_degree
 
 __all__ = ["fit_equations", "term_complexity"]
 
@@ -21,11 +19,6 @@ __all__ = ["fit_equations", "term_complexity"]
 #: test functions, u_xx + u_xxxx on 13), while a function the data need still wins
 #: (sine-Gordon's sin u lowers the residual 1.6×, the extra weight asks 1.13×)
 FUNCTION_WEIGHT = 0.25
-
-
-def _applications(expr: sympy.Expr) -> int:
-    """How many functions other than the fields are applied in ``expr`` (nested ones too)."""
-    return sum(1 for f in expr.atoms(sympy.Function) if not isinstance(f, AppliedUndef))
 
 
 def term_complexity(library: Sequence[Term], how: str) -> np.ndarray | None:
@@ -61,7 +54,7 @@ def term_complexity(library: Sequence[Term], how: str) -> np.ndarray | None:
             w = degree + 0.5 * term.total_order
         else:
             w = degree
-        out.append(float(w) + FUNCTION_WEIGHT * _applications(term.F))
+        out.append(float(w) + FUNCTION_WEIGHT * function_applications(term.F))
     return np.array(out)
 
 

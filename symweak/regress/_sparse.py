@@ -287,6 +287,20 @@ def _refined_supports(G, b, supports, keep, sizes: int, seeds: int = 3) -> list[
     return out
 
 
+def log_scorer(G: np.ndarray, b: np.ndarray, full: np.ndarray, weights: np.ndarray, penalty):
+    """The ``log`` criterion of :func:`mstls` as a function of a coefficient vector:
+    log(‖G(ξ - ξ_LS)‖/‖Gξ_LS‖ + m₀) + ``penalty`` × the summed ``weights`` of ξ's support,
+    with ``full`` = ξ_LS and m₀ = max(0.1·‖Gξ_LS - b‖/‖Gξ_LS‖, ``LOG_FLOOR``)."""
+    ref = np.linalg.norm(G @ full) or 1.0
+    floor = max(0.1 * np.linalg.norm(G @ full - b) / ref, LOG_FLOOR)
+
+    def score(coef: np.ndarray) -> float:
+        misfit = np.linalg.norm(G @ (coef - full)) / ref
+        return float(np.log(misfit + floor + 1e-300) + penalty * weights[coef != 0.0].sum())
+
+    return score
+
+
 def family_swaps(supports, families, keep=()) -> list[tuple[int, ...]]:
     """Supports with one function of the fields replaced by another in every term that
     holds it: ``families[j]`` is column j's ``(F, α)`` (any hashable keys), and a support
@@ -377,7 +391,7 @@ def mstls(
     seen = {}
     fits = {}
     nb = np.linalg.norm(b) or 1.0
-    floor = max(0.1 * np.linalg.norm(G @ full - b) / ref, LOG_FLOOR)
+    log_score = log_scorer(G, b, full, weights, penalty)
     candidates = [(float(lam), stlsq(G, b, float(lam), keep=keep)) for lam in thresholds]
     if backward:
         scales = _scales(G)
@@ -406,8 +420,7 @@ def mstls(
             rss = max(float(np.sum((G @ fit.coef - b) ** 2)), 1e-300)
             loss = K * np.log(rss / K) + np.log(K) * weights[list(key)].sum()
         elif criterion == "log":
-            misfit = np.linalg.norm(G @ (fit.coef - full)) / ref
-            loss = np.log(misfit + floor + 1e-300) + penalty * weights[list(key)].sum()
+            loss = log_score(fit.coef)
         path.append(
             {"threshold": float(lam), "loss": float(loss), "n_terms": nnz, "support": list(key)}
         )

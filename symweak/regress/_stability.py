@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._errors import SymweakError
-from ._sparse import LOG_FLOOR, LOG_PENALTY, Fit, _check, _residual, _scales, _solve
+from ._sparse import LOG_PENALTY, Fit, _check, _residual, _scales, _solve, log_scorer
 
 __all__ = ["prefer_polynomials", "stability_selection"]
 
@@ -97,14 +97,10 @@ def prefer_polynomials(
     S = G.shape[1]
     weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
     scales = _scales(G)
-    full = _solve(G, b, np.arange(S), scales)
-    ref = np.linalg.norm(G @ full) or 1.0
-    floor = max(0.1 * np.linalg.norm(G @ full - b) / ref, LOG_FLOOR)
+    log_score = log_scorer(G, b, _solve(G, b, np.arange(S), scales), weights, penalty)
 
     def score(sup):
-        coef = _solve(G, b, np.asarray(sup, dtype=int), scales)
-        misfit = np.linalg.norm(G @ (coef - full)) / ref
-        return float(np.log(misfit + floor) + penalty * weights[list(sup)].sum())
+        return log_score(_solve(G, b, np.asarray(sup, dtype=int), scales))
 
     reference = score(support)
     changed = False

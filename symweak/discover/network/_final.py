@@ -161,6 +161,7 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
         # on one system (the scales stacked) can be refitted on another (one scale)
         key = (tuple(lib), len(made))
         keep = kept_indices(lib, constraints)
+        kept = set(keep)
         complexity = term_complexity(lib, sel.complexity)
         families = term_families(lib)
 
@@ -180,7 +181,7 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
             return mstls(
                 Gs,
                 bs,
-                keep=[i for i, c in enumerate(cols) if c in set(keep)],
+                keep=[i for i, c in enumerate(cols) if c in kept],
                 criterion=sel.criterion,
                 complexity=None if complexity is None else complexity[cols],
                 families=[families[c] for c in cols],
@@ -208,7 +209,7 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
             alts = {
                 j: a
                 for j, a in polynomial_alternatives(lib, EXPANSION_DEGREE).items()
-                if j not in set(keep)
+                if j not in kept
             }
             fit = prefer_polynomials(
                 G, b, fit, alts, select_among, slack, complexity, LOG_PENALTY
