@@ -163,3 +163,22 @@ def test_derivative_orders_are_closed_like_the_degree():
     # a time derivative is not added where the network used none
     lib = library_from_network([W], {0: [((t, 1), (x, 1))]}, {"w": 1.0})
     assert sorted(term.short() for term in lib) == ["w_t", "w_tx", "w_x", "w_xx"]
+
+
+def test_closure_counts_the_taylor_degree_of_unexpanded_functions():
+    from symweak.symnet._extract import taylor_degree
+
+    f = sympy.Float
+    # λ–ω at σ = 0: the network's sine of a large argument (|u|, |v| reach 1) is not
+    # expanded; it still stands for its cubic Taylor polynomial, so u²v and uv² are offered
+    out = f(61.0) * sympy.sin(f(0.4017) * U - f(0.4235) * V) - f(23.5) * U + f(25.3) * V
+    assert taylor_degree(out) == 3
+    assert taylor_degree(U**2 * V) == 0
+    assert taylor_degree(sympy.sin(U * V)) == 3  # at least cubic, not sextic
+    lib = library_from_network([out], {0: [()]}, {"u": 1.0, "v": 1.0}, field_max={"u": 3.0})
+    shorts = [term.short() for term in lib]
+    assert {"u^3", "u^2*v", "u*v^2", "v^3", "u*v", "u"} <= set(shorts)
+    assert "u^4" not in shorts
+    # without a function the closure stays at the degree found
+    lib = library_from_network([U * V + U], {0: [()]}, {"u": 1.0, "v": 1.0})
+    assert [term.short() for term in lib] == ["u*v", "u", "u^2", "v", "v^2"]

@@ -297,6 +297,21 @@ def _function_shapes(expr, field_max: Mapping[str, float]) -> list:
     return sorted(set(out), key=sympy.default_sort_key)
 
 
+def taylor_degree(expr: sympy.Expr, order: int = 3) -> int:
+    """``order`` when ``expr`` applies a function to the fields, else 0: the polynomial
+    closure is then at least of that degree. f(p(U)) stands in for its Taylor polynomial (to
+    ``order``, as :func:`read_back` expands small arguments); a small argument is expanded
+    and its monomials count anyway, a large one is not (sin(0.40 u − 0.42 v) on the λ–ω
+    system), and without this the closure of a two-field library stopped at degree 2 while
+    the system's reaction terms are cubic (u v², u² v: Gray–Scott, λ–ω, FitzHugh–Nagumo,
+    missed at σ = 0 for that reason). Not more than ``order``: sin(u v) does not make a
+    three-field library sextic."""
+    for f in expr.atoms(sympy.Function):
+        if not isinstance(f, AppliedUndef) and any(fields_in(a) for a in f.args):
+            return order
+    return 0
+
+
 def _function_atoms(expr, field_max, max_degree: int) -> list:
     """Non-polynomial functions of a deep output, arguments Taylor-expanded when small and
     snapped; functions of arguments too deep to expand are skipped."""
@@ -398,6 +413,7 @@ def library_from_network(
                 continue
             for shape in _function_shapes(exprs[s], field_max):
                 others[shape] = 1.0
+            degree = max(degree, taylor_degree(exprs[s]))
             F = read_back(exprs[s], field_max)
             parts = [p.as_coeff_Mul() for p in sympy.Add.make_args(F)]
             parts = [(c, m) for c, m in parts if not m.is_number]
