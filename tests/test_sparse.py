@@ -74,3 +74,39 @@ def test_data_term_on_scattered_points_uses_the_sparse_path():
     torch.testing.assert_close(data.loss(), dense.mean(), rtol=1e-5, atol=0)
     full = Surrogate.for_observations(obs, kernels=50, seed=0, full=True)
     assert DataTerm(full, obs).tiles is None  # full covariances: point by point
+
+
+def test_batches_of_whole_boxes_equal_the_dense_loss_on_their_points():
+    gen = torch.Generator().manual_seed(3)
+    emb = GaussianEmbedding(3, 4, 300, generator=gen)
+    x = torch.rand(3000, 3, generator=gen) * 2 - 1
+    tiles = PointTiles.build(x)
+    rows = torch.tensor([5, 0, 17, 9])
+    pts = tiles.box_points(rows)
+    # every point of those boxes once, none of another box
+    assert len(set(pts.tolist())) == len(pts) == int(tiles.valid[rows].sum())
+    P = tiles.index.shape[1]
+    inside = {i for i in range(3000) if int(tiles.inverse[i]) // P in {5, 0, 17, 9}}
+    assert set(pts.tolist()) == inside
+    part = emb.sparse(tiles, rows=rows)
+    dense = emb._points(x[pts])
+    assert (part - dense).abs().max().item() < 2e-6 * dense.abs().max().item()
+    # the data term's batches are whole boxes, about max_points points, seeded
+    rng = np.random.default_rng(1)
+    obs = symweak.Observations(
+        coords={n: rng.uniform(-1, 1, 6000) for n in ("t", "x", "y")},
+        fields={"u": rng.normal(size=6000)},
+    )
+    model = Surrogate.for_observations(obs, kernels=100, seed=0)
+    data = DataTerm(model, obs, max_points=1000, seed=4)
+    assert data.mode == "points" and data.tiles is not None
+    batch = data._batch()
+    n = len(data.tiles.box_points(batch))
+    assert 900 <= n < 1000 + 64  # ceil(1000 / 64) boxes, a few not full
+    again = DataTerm(model, obs, max_points=1000, seed=4)._batch()
+    assert torch.equal(batch, again)
+    loss = DataTerm(model, obs, max_points=1000, seed=4).loss()  # on that first batch
+    pts = data.tiles.box_points(batch)
+    z = model.normalise(data.points[pts])
+    ref = (((model.head(model.embedding._points(z)) - data.target[pts]) / data.scale) ** 2).mean()
+    torch.testing.assert_close(loss, ref, rtol=1e-5, atol=0)

@@ -50,6 +50,11 @@ class PointTiles:
     centre: torch.Tensor
     half: torch.Tensor
     inverse: torch.Tensor
+    #: (B, P) the point at each slot of each box (padding repeats a point) and (B, P) which
+    #: slots are real: a batch of whole boxes (``GaussianEmbedding.sparse(..., rows=)``)
+    #: knows its points from them
+    index: torch.Tensor | None = None
+    valid: torch.Tensor | None = None
 
     @classmethod
     def build(cls, z: torch.Tensor, size: int = 64) -> PointTiles:
@@ -87,7 +92,20 @@ class PointTiles:
         centre, half = (lo + hi) / 2, (hi - lo) / 2
         y = box - centre[:, None]
         monomials = torch.cat([torch.ones_like(y[..., :1]), y, y * y], dim=-1)
-        return cls(monomials, centre, half, torch.as_tensor(inverse, device=z.device))
+        dev = z.device
+        return cls(
+            monomials,
+            centre,
+            half,
+            torch.as_tensor(inverse, device=dev),
+            torch.as_tensor(index, device=dev),
+            torch.as_tensor(valid, device=dev),
+        )
+
+    def box_points(self, rows: torch.Tensor) -> torch.Tensor:
+        """The points (indices into the built set) of boxes ``rows``, in the order
+        ``GaussianEmbedding.sparse(tiles, rows=rows)`` returns their features."""
+        return self.index[rows][self.valid[rows]]
 
     def __len__(self) -> int:
         return int(self.inverse.shape[0])
@@ -172,12 +190,27 @@ class GaussianEmbedding(nn.Module):
         outs = [self._points(x[i : i + step]) for i in range(0, x.shape[0], step)]
         return torch.cat(outs, dim=0) if outs else x.new_zeros((0, self.features))
 
-    def sparse(self, tiles: PointTiles, cut: float = CUT) -> torch.Tensor:
+    def sparse(self, tiles: PointTiles, cut: float = CUT, rows=None) -> torch.Tensor:
         """Features at the points of ``tiles`` (n, d'), evaluating per box only the Gaussians
         that reach it (diagonal Σ). Equal to ``forward`` at those points to float32
-        precision, with the same gradients for μ, Σ and the weights (not for the points)."""
+        precision, with the same gradients for μ, Σ and the weights (not for the points).
+        With ``rows`` (box indices), only those boxes: the features of their points
+        (``tiles.box_points(rows)``, in that order) — a batch of compact boxes costs far
+        less than as many points drawn over the whole domain, each reached by more
+        Gaussians."""
         if self.full:
             raise ValueError("sparse evaluation needs diagonal covariances.")
+        if rows is not None:
+            sub = PointTiles(
+                tiles.monomials[rows], tiles.centre[rows], tiles.half[rows], tiles.inverse
+            )
+            feats = self._sparse_boxes(sub, cut)
+            return feats[tiles.valid[rows]]
+        out = self._sparse_boxes(tiles, cut)
+        return out.reshape(-1, self.features)[tiles.inverse]
+
+    def _sparse_boxes(self, tiles: PointTiles, cut: float) -> torch.Tensor:
+        """(B, P, d') features at every slot of every box of ``tiles``."""
         D, K = self.dim, self.features * self.kernels
         mu = self.mu.reshape(K, D)
         scale = torch.exp(self.log_inv_scale).reshape(K, D)
@@ -218,8 +251,7 @@ class GaussianEmbedding(nn.Module):
             )
             pieces.append(_GaussianSums.apply(tiles.monomials[rows], A.transpose(1, 2), W))
             rows_all.append(rows)
-        out = torch.cat(pieces, 0)[torch.argsort(torch.cat(rows_all))]
-        return out.reshape(-1, self.features)[tiles.inverse]
+        return torch.cat(pieces, 0)[torch.argsort(torch.cat(rows_all))]
 
     def _points(self, x: torch.Tensor) -> torch.Tensor:
         diff = x[:, None, None, :] - self.mu[None]  # (n, d', N, D)
