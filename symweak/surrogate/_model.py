@@ -430,15 +430,13 @@ class DataTerm:
                 size = int(np.prod([len(a) for a in obs.grid.axes.values()]))
                 dim = len(model.coord_names)
                 sparse = len(obs) * 100 < size if dim <= 2 else size > 2_000_000
-                mode = "grid" if not sparse else "gather" if diagonal else "points"
-                if mode == "gather" and dim >= 3:
-                    # a 3-D sample of a grid too large to hold: batches of compact boxes
-                    # through the sparse evaluation ("points" below) cost less than
-                    # gathering every Gaussian's factors at as many scattered points
-                    # (Navier–Stokes 10 %, 454 500 points, N = 1000, 2 threads: a step
-                    # of the data term 150 ms gathered, 74 ms in batches of whole boxes;
-                    # the run 498 -> 289 s, docs/benchmarks.md)
-                    mode = "points"
+                # A 3-D sample of a grid too large to hold goes point-wise: batches of
+                # compact boxes through the sparse evaluation cost less than gathering
+                # every Gaussian's factors at as many scattered points (Navier–Stokes
+                # 10 %, 454 500 points, N = 1000, 2 threads: a data-term step 150 ms
+                # gathered, 74 ms in boxes; the run 498 -> 289 s, docs/benchmarks.md)
+                gather = diagonal and dim <= 2
+                mode = "grid" if not sparse else "gather" if gather else "points"
         if mode not in ("grid", "gather", "points"):
             raise SymweakError(f"DataTerm mode must be grid, gather or points, got {mode!r}.")
         if mode != "points" and not on_grid:
