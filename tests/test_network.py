@@ -432,3 +432,21 @@ def test_terms_with_fitted_constants_are_told_apart():
         symweak.discover(obs, ops="id,^2", lhs="u_t", readable_slack=-1, progress=False)
 
 
+
+
+def test_network_offers_a_constant_source_term_when_asked():
+    # u_t = 0.1 u_xx + 0.3: a diffusing bump on a rising level
+    t = np.linspace(0.0, 2.0, 41)
+    x = np.linspace(-5.0, 5.0, 128)
+    T, X = np.meshgrid(t, x, indexing="ij")
+    s2 = 0.5 + 0.4 * T
+    u = 0.3 * T + np.sqrt(0.5 / s2) * np.exp(-(X**2) / s2)
+    obs = Observations.from_grid(u, t=t, x=x).sample(0.1, seed=0)
+    res = symweak.discover(
+        obs, ops="id,^2,*", lhs="u_t", seed=0, include_constant=True, **FAST, progress=False
+    )
+    assert res.history.library[0] == "1"
+    truth = symweak.parse_equation("u_t = 0.3 + 0.1*u_xx")
+    s = score(res.ir, truth)
+    assert s.tpr == 1.0, res.short()
+    assert s.e_inf < 0.05, res.short()

@@ -140,6 +140,22 @@ def test_functions_are_also_candidates_at_unit_scale():
     assert not taylor_small_arguments(sympy.sin(f(0.43) * U), {"u": 0.6}).has(sympy.sin)
 
 
+def test_unit_shapes_follow_the_shape_tolerance():
+    f = sympy.Float
+    out = f(0.8) * sympy.exp(f(-0.68) * U) + f(0.1) * U
+    # e^u on |u| <= 1.2 is 3.4 % from 1 + u + u²/2 + u³/6: offered at 1 %, not at 10 %
+    noisy = [term.short() for term in library_from_network([out], {0: [()]}, {"u": 0.5},
+                                                           field_max={"u": 1.2})]
+    clean = [term.short() for term in library_from_network([out], {0: [()]}, {"u": 0.5},
+                                                           field_max={"u": 1.2}, shape_tol=0.01)]
+    assert "exp(u)" not in noisy and "exp(u)" in clean
+    assert set(noisy) < set(clean)
+    # sin u on |u| <= 1 is 0.9 % from u - u³/6: not offered even at 1 %
+    out = f(1.3) * sympy.sin(f(0.43) * U + f(0.1))
+    lib = library_from_network([out], {0: [()]}, {"u": 0.6}, field_max={"u": 1.0}, shape_tol=0.01)
+    assert "sin(u)" not in [term.short() for term in lib]
+
+
 def test_long_function_terms_are_not_offered():
     f = sympy.Float
     inner = sympy.sin(f(0.1988) * U - f(0.084))

@@ -85,7 +85,7 @@ class LibraryConfig:
         None, BOTH, "highest derivative order per space coordinate (default 4 in 1-D, 2 in 2-D)"
     )
     max_total: int | None = _entry(None, GRID, "highest total derivative order (2-D default 4)")
-    include_constant: bool = _entry(False, GRID, "include the constant F = 1")
+    include_constant: bool = _entry(False, BOTH, "include the constant F = 1")
     max_degree: int = _entry(4, NETWORK, "highest polynomial degree read back from the network")
     extract_tol: float = _entry(1e-3, NETWORK, "relative weight below which an output is pruned")
 

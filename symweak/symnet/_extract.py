@@ -279,20 +279,21 @@ def _beyond_taylor(func, scale: float, order: int = 3, tol: float = 0.1) -> bool
     return float(np.max(np.abs(exact - approx))) > tol * size
 
 
-def _function_shapes(expr, field_max: Mapping[str, float]) -> list:
+def _function_shapes(expr, field_max: Mapping[str, float], tol: float = 0.1) -> list:
     """f(field) for every function f of the operator set that ``expr`` applies to an argument
     holding that field: the network settles on sin(0.43u + 0.1) or on a sine whose argument
     is small enough to be read as its Taylor polynomial, and the unit-scale shape sin(u) is
     the candidate the regression should see next to them (sparse sine-Gordon had lost
     sin(u) this way). Only where the data can tell f(field) from its Taylor polynomial
-    (|u| reaches 3 on sine-Gordon; on |u| <= 1 sin u is u - u³/6 to 1 %, a collinear extra)."""
+    (|u| reaches 3 on sine-Gordon; on |u| <= 1 sin u is u - u³/6 to 1 %, a collinear extra):
+    where f differs from its cubic Taylor polynomial by more than ``tol`` of its size."""
     out = []
     for f in expr.atoms(sympy.Function):
         if isinstance(f, AppliedUndef) or len(f.args) != 1:
             continue
         for fld in sorted(fields_in(f.args[0]), key=str):
             scale = field_max.get(fld.func.__name__, 1.0)
-            if _beyond_taylor(f.func, scale):
+            if _beyond_taylor(f.func, scale, tol=tol):
                 out.append(f.func(fld))
     return sorted(set(out), key=sympy.default_sort_key)
 
@@ -371,6 +372,7 @@ def library_from_network(
     function_tol: float = 0.05,
     max_functions: int = 6,
     field_max: Mapping[str, float] | None = None,
+    shape_tol: float = 0.1,
 ) -> list[Term]:
     """Candidate terms D^α m from the trained network (paper section 4.4.2-4.4.3: "every
     monomial becomes its own candidate").
@@ -389,7 +391,10 @@ def library_from_network(
     which one it settled in. For the same reason every function the outputs apply to a field
     is also a candidate at unit scale (sin(u) next to a learnt sin(0.43u + 0.1)).
     ``field_max``: each field's largest magnitude on the data, for deciding which function
-    arguments are small enough to Taylor-expand (default: ``field_rms``).
+    arguments are small enough to Taylor-expand (default: ``field_rms``). ``shape_tol``: f(u)
+    is offered where it differs from its cubic Taylor polynomial by more than this fraction
+    over the data's range (the data can tell them apart): 0.1 by default, 0.01 on clean data,
+    where e^u on |u| <= 1.2 (3.4 % from 1 + u + u²/2 + u³/6) is then a candidate.
     """
     terms: list[Term] = []
     seen = set()
@@ -408,10 +413,10 @@ def library_from_network(
                 degree = max(degree, max_degree)
                 for mono in _function_atoms(exprs[s], field_max, max_degree):
                     others[mono] = max(others.get(mono, 0.0), 0.5)
-                for shape in _function_shapes(exprs[s], field_max):
+                for shape in _function_shapes(exprs[s], field_max, shape_tol):
                     others[shape] = 1.0
                 continue
-            for shape in _function_shapes(exprs[s], field_max):
+            for shape in _function_shapes(exprs[s], field_max, shape_tol):
                 others[shape] = 1.0
             degree = max(degree, taylor_degree(exprs[s]))
             F = read_back(exprs[s], field_max)
