@@ -67,6 +67,19 @@ def test_grid_entries_are_checked(name, value, message):
         Config.preset("grid", **{name: value})
 
 
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (1.0, "shape_tol must be a number in \\[0, 1\\), got 1.0"),
+        ("0.1", "shape_tol must be a number in \\[0, 1\\), got '0.1'"),
+    ],
+)
+def test_shape_tol_is_checked(value, message):
+    with pytest.raises(SymweakError, match=message):
+        Config.preset("network", shape_tol=value)
+    assert Config.preset("network", shape_tol=0.01).library.shape_tol == 0.01
+
+
 def test_every_entry_names_the_methods_that_read_it():
     for name, (section, field) in ENTRIES.items():
         assert set(field.metadata["methods"]) <= {"grid", "network"}, name

@@ -5,7 +5,7 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from symweak import Equation, IRError, System, Term
+from symweak import Equation, IRError, System, Term, parse_equation
 from symweak.ir import coords, field, strong_monomials, to_weak_terms
 
 t, x, y = sympy.symbols("t x y")
@@ -269,3 +269,11 @@ def test_equation_canonical_form_is_order_independent(items, rnd):
         assert math.isclose(a.rhs[term], b.rhs[term], rel_tol=1e-12, abs_tol=1e-12)
     # canonical again changes nothing
     assert Equation(lhs, a.rhs) == a
+
+
+def test_a_constant_term_prints_as_its_coefficient_and_reads_back():
+    eq = parse_equation("u_t = 0.2 - 0.2*exp(u) + 0.1*u_xx")
+    assert eq.short() == "u_t = 0.2 - 0.2*exp(u) + 0.1*u_xx"
+    assert eq.latex() == r"\partial_{t} u = 0.2 - 0.2 e^{u} + 0.1 \partial_{xx} u"
+    assert parse_equation(eq.short()) == eq
+    assert parse_equation("u_t = 1 - u").short() == "u_t = 1 - u"

@@ -450,3 +450,26 @@ def test_network_offers_a_constant_source_term_when_asked():
     s = score(res.ir, truth)
     assert s.tpr == 1.0, res.short()
     assert s.e_inf < 0.05, res.short()
+
+
+def test_a_function_of_the_field_near_its_taylor_polynomial_with_shape_tol():
+    # u_t = 0.1 u_xx + 0.2 - 0.2 e^u on |u| <= 1.2: e^u is 3.4 % from its cubic Taylor
+    # polynomial, so the default (10 %) reads the source as -0.2 u - 0.1 u² - 0.037 u³
+    from symweak.bench._zoo import _periodic_1d
+
+    sol = _periodic_1d(
+        -12.0, 12.0, 256, 6.0, 101,
+        {"u": lambda x: 1.2 * np.exp(-(x**2) / 3) - 0.7 * np.exp(-((x - 6) ** 2))},
+        {"u": lambda k: -0.1 * k**2},
+        lambda f, D: {"u": 0.2 - 0.2 * np.exp(f["u"])}, 20,
+    )  # fmt: skip
+    obs = Observations.from_grid(sol["fields"]["u"], t=sol["t"], x=sol["x"]).sample(0.1, seed=0)
+    res = symweak.discover(
+        obs, ops="+,-,*,exp", lhs="u_t", seed=0, include_constant=True, shape_tol=0.01,
+        **FAST, progress=False,
+    )  # fmt: skip
+    assert "exp(u)" in res.history.library
+    truth = symweak.parse_equation("u_t = 0.2 - 0.2*exp(u) + 0.1*u_xx")
+    s = score(res.ir, truth)
+    assert s.tpr == 1.0, res.short()
+    assert s.e_inf < 0.05, res.short()

@@ -86,6 +86,9 @@ class LibraryConfig:
     )
     max_total: int | None = _entry(None, GRID, "highest total derivative order (2-D default 4)")
     include_constant: bool = _entry(False, BOTH, "include the constant F = 1")
+    shape_tol: float = _entry(
+        0.1, NETWORK, "offer f(u) where it differs from its cubic Taylor polynomial by this much"
+    )
     max_degree: int = _entry(4, NETWORK, "highest polynomial degree read back from the network")
     extract_tol: float = _entry(1e-3, NETWORK, "relative weight below which an output is pruned")
 
@@ -99,6 +102,8 @@ class LibraryConfig:
             _fail("max_order", "a mapping {coordinate: order >= 0}", self.max_order)
         if self.max_total is not None and not (_is_int(self.max_total) and self.max_total >= 1):
             _fail("max_total", "None or an integer >= 1", self.max_total)
+        if not (_is_number(self.shape_tol) and 0 <= self.shape_tol < 1):
+            _fail("shape_tol", "a number in [0, 1)", self.shape_tol)
         if not (_is_int(self.max_degree) and self.max_degree >= 1):
             _fail("max_degree", "an integer >= 1", self.max_degree)
         if not (_is_number(self.extract_tol) and self.extract_tol >= 0):
@@ -337,7 +342,6 @@ class FinalFitConfig:
         NETWORK,
         "prefer terms without fitted constants inside F while the residual grows at most this",
     )
-
     def validate(self) -> None:
         for scale in self.final_tests or ():
             if scale not in ("cap", "paper", "axis"):

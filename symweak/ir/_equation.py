@@ -158,6 +158,8 @@ class Equation:
             mag = abs(c)
             num = format_float(mag) if digits is None else f"{mag:.{digits}g}"
             body = term.short() if mag == 1.0 else f"{num}*{term.short()}"
+            if term.F == 1:  # a constant source term: its coefficient alone
+                body = num
             parts.append(("-" if sign == "-" else "") + body if i == 0 else f" {sign} {body}")
         return f"{self.lhs.short()} = {''.join(parts) if parts else '0'}"
 
@@ -168,6 +170,8 @@ class Equation:
             mag = abs(c)
             num = format_float(mag) if digits is None else f"{mag:.{digits}g}"
             body = term.latex() if mag == 1.0 else f"{num} {term.latex()}"
+            if term.F == 1:
+                body = num
             if i == 0:
                 parts.append(("-" if c < 0 else "") + body)
             else:

@@ -27,25 +27,6 @@ log = logging.getLogger("symweak")
 __all__ = ["Candidates", "run"]
 
 
-#: how far f(u) must be from its cubic Taylor polynomial to be offered next to it, on data
-#: the warm-up's noise estimate calls clean and otherwise (noisy, or not estimated)
-SHAPE_TOL = {"clean": 0.01, "noisy": 0.1}
-
-
-def _shape_tol(state) -> float:
-    """On clean data (the warm-up's noise estimate below ``noise_threshold``, the rule that
-    picks the kernel count) the weak residuals resolve a function from its cubic Taylor
-    polynomial at 1 %: e^u on |u| <= 1.2 is 3.4 % from it, and without e^u offered the
-    source 0.2 − 0.2 e^u came back as its expansion −0.2 u − 0.1 u² − 0.037 u³ (a case made
-    for this, not a benchmark). On noisy data such near-collinear extras split the
-    selection's votes; the 10 % stays."""
-    record = state.history.phases.get("warmup")
-    noise = getattr(record, "noise", None) or {}
-    worst = max((v for v in noise.values() if v == v), default=None)
-    clean = worst is not None and worst < state.config.surrogate.noise_threshold
-    return SHAPE_TOL["clean" if clean else "noisy"]
-
-
 def _with_constant(library: list) -> list:
     """``library`` with the constant F = 1 (a source term: u_t = u_xx + 0.2 − 0.2 eᵘ has
     one) in front, once. The network's read-back drops constants (an output's constant
@@ -162,7 +143,7 @@ def run(state) -> Candidates:
         rms,
         max_degree=state.config.library.max_degree,
         field_max=amax,
-        shape_tol=_shape_tol(state),
+        shape_tol=state.config.library.shape_tol,
     )
     if state.config.library.include_constant:
         library = _with_constant(library)
