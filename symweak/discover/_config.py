@@ -342,6 +342,7 @@ class FinalFitConfig:
         NETWORK,
         "prefer terms without fitted constants inside F while the residual grows at most this",
     )
+
     def validate(self) -> None:
         for scale in self.final_tests or ():
             if scale not in ("cap", "paper", "axis"):
