@@ -161,6 +161,38 @@ def test_an_interrupted_sweep_keeps_whole_rows_only(tmp_path, monkeypatch):
     assert len(keys) == len(set(keys)) == 3
 
 
+def test_a_run_whose_training_absorbed_ctrl_c_is_not_stored(tmp_path, monkeypatch):
+    # Ctrl-C in a network run's training ends a phase early and the discovery goes on with
+    # what it had learned (history.interrupted): a sweep must stop there and not store it
+    import symweak.bench
+
+    calls = []
+    real = symweak.bench.run_case
+
+    def absorbed_on_second(*args, **kwargs):
+        calls.append(args)
+        row = real(*args, **kwargs)
+        if len(calls) == 2:
+            row["interrupted"] = True
+        return row
+
+    monkeypatch.setattr(symweak.bench, "run_case", absorbed_on_second)
+    spec = {
+        "store": str(tmp_path / "s.sqlite"),
+        "runs": [{"systems": ["burgers"], "seeds": [0, 1, 2], "noise": 0.01}],
+    }
+    first = sweep(spec, workers=0, progress=False)
+    assert first.interrupted and (first.ok, first.failed) == (1, 0)
+    assert len(Store(tmp_path / "s.sqlite")) == 1
+    assert len(calls) == 2  # the third run never started
+    monkeypatch.setattr(symweak.bench, "run_case", real)
+    second = sweep(spec, workers=0, progress=False)
+    assert (second.skipped, second.ok, second.interrupted) == (1, 2, False)
+    assert len(Store(tmp_path / "s.sqlite")) == 3
+    # a finished run says it was not interrupted
+    assert real("burgers", 1.0, 0.01, 0)["interrupted"] is False
+
+
 def test_two_dask_workers_run_full_grid_cases(tmp_path, capsys):
     pytest.importorskip("dask.distributed")
     spec = write(

@@ -78,6 +78,9 @@ def run_case(
         "TPR": [s.tpr for s in scores],
         "E_inf": [s.e_inf for s in scores],
         "E_2": [s.e_2 for s in scores],
+        # Ctrl-C during training ends a phase early and the run goes on with what it had
+        # learned: right for one discovery, but a sweep must not store such a run as done
+        "interrupted": bool(res.history.interrupted),
         "seconds": seconds,
         "equation": res.short(),
         "equation_display": res.short(res.digits),

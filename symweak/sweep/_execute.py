@@ -85,11 +85,13 @@ def _discover_file(run: Run) -> dict[str, Any]:
         "intervals": {f.lhs: f.intervals for f in res.history.fits if f.intervals} or None,
         "seconds": seconds,
         "device": getattr(res, "settings", {}).get("device"),
+        "interrupted": bool(res.history.interrupted),
     }
 
 
 def execute(run: Run, threads: int | None = None) -> dict[str, Any]:
-    """One run (in a worker): its store row, ``status`` "ok" or "failed" with the error."""
+    """One run (in a worker): its store row, ``status`` "ok" or "failed" with the error, or
+    "interrupted" when a Ctrl-C reached the discovery's training (that row is not stored)."""
     if threads:
         import torch
 
@@ -114,10 +116,12 @@ def execute(run: Run, threads: int | None = None) -> dict[str, Any]:
                 intervals=got["intervals"] or None,
                 seconds=got["seconds"],
                 device=got.get("device"),
+                interrupted=got.get("interrupted", False),
             )
         else:
             row.update(_discover_file(run))
-        row["status"] = "ok"
+        # a Ctrl-C that reached the training loop ended a phase early: not a finished run
+        row["status"] = "interrupted" if row.pop("interrupted", False) else "ok"
     except Exception as exc:  # a failed run is a row, not the end of the sweep
         row.update(
             status="failed",
@@ -164,6 +168,10 @@ def sweep(
     bar = _bar(len(todo), progress)
 
     def record(row):
+        if row["status"] == "interrupted":
+            # the discovery absorbed the Ctrl-C (it ends a phase early and goes on): stop the
+            # sweep here and leave the run to the next one, as if it had not started
+            raise KeyboardInterrupt
         results.put(row)
         if row["status"] == "ok":
             summary.ok += 1
