@@ -157,9 +157,8 @@ class Equation:
             sign = "-" if c < 0 else "+"
             mag = abs(c)
             num = format_float(mag) if digits is None else f"{mag:.{digits}g}"
-            body = term.short() if mag == 1.0 else f"{num}*{term.short()}"
-            if term.F == 1:  # a constant source term: its coefficient alone
-                body = num
+            # a constant source term is its coefficient alone
+            body = num if term.F == 1 else term.short() if mag == 1.0 else f"{num}*{term.short()}"
             parts.append(("-" if sign == "-" else "") + body if i == 0 else f" {sign} {body}")
         return f"{self.lhs.short()} = {''.join(parts) if parts else '0'}"
 
@@ -169,9 +168,7 @@ class Equation:
         for i, (term, c) in enumerate(self._rhs.items()):
             mag = abs(c)
             num = format_float(mag) if digits is None else f"{mag:.{digits}g}"
-            body = term.latex() if mag == 1.0 else f"{num} {term.latex()}"
-            if term.F == 1:
-                body = num
+            body = num if term.F == 1 else term.latex() if mag == 1.0 else f"{num} {term.latex()}"
             if i == 0:
                 parts.append(("-" if c < 0 else "") + body)
             else:

@@ -393,8 +393,8 @@ def library_from_network(
     ``field_max``: each field's largest magnitude on the data, for deciding which function
     arguments are small enough to Taylor-expand (default: ``field_rms``). ``shape_tol``: f(u)
     is offered where it differs from its cubic Taylor polynomial by more than this fraction
-    over the data's range (the data can tell them apart): 0.1 by default, 0.01 on clean data,
-    where e^u on |u| <= 1.2 (3.4 % from 1 + u + u²/2 + u³/6) is then a candidate.
+    over the data's range (the data can tell them apart); at 0.01 e^u on |u| <= 1.2 (3.4 %
+    from 1 + u + u²/2 + u³/6) is a candidate, at the default 0.1 it is not.
     """
     terms: list[Term] = []
     seen = set()
