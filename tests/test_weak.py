@@ -185,11 +185,14 @@ def test_dense_and_windowed_paths_agree_and_3d():
     assert A.window_fraction > 1 / 30
     calls = []
     dense_block = A._dense
-    A._dense = lambda F, al, rows=slice(None): calls.append(rows) or dense_block(F, al, rows)
+    A._dense = lambda F, al, step=None: calls.append(step) or dense_block(F, al, step)
     A._windowed = None  # not taken
     blocked = A.integrate(F, alphas)
-    assert calls == [slice(0, 8), slice(8, 16), slice(16, 24), slice(24, 30)]
+    assert calls == [8]  # 8 test functions at a time: 4 blocks, the last of 6
     torch.testing.assert_close(blocked, dense, rtol=1e-12, atol=1e-12)
+    # blocks that do not divide the test functions (integrate applies the signs (-1)^|α|)
+    odd = dense_block(torch.as_tensor(F), alphas, 7) * torch.tensor([1.0, -1.0, 1.0, 1.0])
+    torch.testing.assert_close(odd, dense, rtol=1e-12, atol=1e-12)
     small = TestFunctionSet.random(
         {"t": (0, 1), "x": (0, 1), "y": (-1, 1)},
         30,
