@@ -196,13 +196,26 @@ def normal_form(expr: sympy.Expr) -> list[tuple[sympy.Expr, object]]:
     return out
 
 
-def product_library(inputs: Sequence[sympy.Expr], degree: int) -> list:
+def product_library(inputs: Sequence[sympy.Expr], degree: int, outer: int = 2) -> list:
     """Canonical terms of every monomial of ``inputs`` (fields and their derivatives, e.g.
     u, u_x) up to ``degree`` that holds a derivative: the product terms of the normal form
-    (u_x², u·u_x², ½ d_x(u_x²), …) plus the D^β F(U) terms it needs (d_xx(u²) for u·u_xx)."""
+    (u_x², u·u_x², ½ d_x(u_x²), …) plus the D^β F(U) terms it needs (d_xx(u²) for u·u_xx).
+
+    ``outer``: each product term's G is also offered in conservative form, differentiated up
+    to this order along each coordinate the inputs differentiate (d_x(u_x²), d_xx(u_x²)): a flux
+    or a chemical potential built from gradients, as in conserved interface growth and
+    Cahn–Hilliard-type equations, u_t = d_xx(μ) with μ ∋ u_x². In the weak form those
+    outer derivatives go on the test function, so they cost no derivative of the data.
+    """
     derivs = [g for g in inputs if isinstance(g, sympy.Derivative)]
     if not derivs:
         return []
+    coords: list = []
+    for g in derivs:
+        for s, _ in g.variable_count:
+            if s not in coords:
+                coords.append(s)
+    coords.sort(key=coord_sort_key)
     out: dict = {}
     for d in range(1, degree + 1):
         for combo in itertools.combinations_with_replacement(inputs, d):
@@ -210,6 +223,11 @@ def product_library(inputs: Sequence[sympy.Expr], degree: int) -> list:
                 continue
             for _, term in normal_form(sympy.Mul(*combo)):
                 out.setdefault(term, None)
+    if outer:
+        for term in [t for t in out if is_product(t.F)]:
+            for s in coords:
+                for k in range(1, outer + 1):
+                    out.setdefault(Term(term.F, {s: k}), None)
     return list(out)
 
 
