@@ -402,3 +402,15 @@ def test_rename_maps_names_and_keeps_values():
     obs = Observations({"time": T4, "X": X4}, {"h": np.arange(4.0)}, rename={"time": "t", "X": "x"})
     assert obs.coord_names == ("t", "x") and obs.field_names == ("h",)
     np.testing.assert_array_equal(obs.coords["t"], T4)
+
+
+def test_a_grid_index_that_repeats_a_point_is_refused():
+    obs, _ = grid_obs(nt=5, nx=4)
+    s = obs.sample(0.5, seed=0)
+    idx = s.grid_index.copy()
+    coords = {n: v.copy() for n, v in s.coords.items()}
+    ok = Observations(coords, dict(s.fields), grid=s.grid, grid_index=idx)
+    np.testing.assert_array_equal(ok.grid_index, idx)
+    idx[1] = idx[0]
+    with pytest.raises(DataError, match="grid_index repeats a grid point"):
+        Observations(coords, dict(s.fields), grid=s.grid, grid_index=idx)

@@ -181,7 +181,11 @@ class Observations:
                 )
             if idx.size and (idx.min() < 0 or idx.max() >= grid.size):
                 raise DataError("grid_index holds indices outside the grid.")
-            if np.unique(idx).size != idx.size:
+            # one mark per grid point (linear; np.unique sorted or hashed 13 M indices of a
+            # 2-D full grid in 2.6 s, three times per discovery)
+            seen = np.zeros(grid.size, dtype=bool)
+            seen[idx] = True
+            if np.count_nonzero(seen) != idx.size:
                 raise DataError("grid_index repeats a grid point.")
             self.grid_index = idx.astype(np.int64, copy=True)
         elif check_duplicates:
