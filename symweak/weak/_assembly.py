@@ -202,6 +202,10 @@ class WeakAssembler:
         for s, al in enumerate(alphas):
             groups.setdefault(al[0], []).append(s)
         tail = tuple(self.shape[1:])
+        # without gradients, one buffer takes every block's first product: a fresh block of
+        # up to dense_limit values each time is as many pages for the kernel to zero
+        reuse = not (torch.is_grad_enabled() and F.requires_grad)
+        buf = None
         for order0, idx in groups.items():
             n = len(idx)
             # (N0, n · N1 · N2 …): the fields once, in the layout the product wants
@@ -214,7 +218,13 @@ class WeakAssembler:
             for k0 in range(0, K, step):
                 rows = slice(k0, min(k0 + step, K))
                 k = rows.stop - rows.start
-                T = (A0[rows] @ M).reshape(k * n, *tail)  # (k·n, N1, N2, …)
+                if reuse:
+                    if buf is None or buf.numel() < step * M.shape[1]:
+                        buf = torch.empty(step * M.shape[1], dtype=M.dtype, device=M.device)
+                    out = buf[: k * M.shape[1]].view(k, M.shape[1])
+                    T = torch.mm(A0[rows], M, out=out).view(k * n, *tail)  # (k·n, N1, N2, …)
+                else:
+                    T = (A0[rows] @ M).reshape(k * n, *tail)
                 for w in W:
                     w = w[rows].reshape(k * n, 1, -1)  # (k·n, 1, N_axis)
                     T = torch.bmm(w, T.reshape(k * n, w.shape[2], -1)).reshape(k * n, -1)
