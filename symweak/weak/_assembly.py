@@ -193,7 +193,9 @@ class WeakAssembler:
         product over (test function, term). Multiplying by the weights and summing instead
         made a temporary the size of the partial integrals per axis: on a 2-D full grid
         (sine-Gordon, σ 0.01) that churned ~140 GB of fresh pages, more time in the kernel
-        zeroing them than in the arithmetic.
+        zeroing them than in the arithmetic. In blocks, the test functions go in the order of
+        their supports along the first axis and each block's product spans only the part of
+        that axis its supports cover (Φ is exactly zero outside).
         """
         K, S = self.n_tests, F.shape[0]
         step = K if step is None else max(1, step)
@@ -206,8 +208,14 @@ class WeakAssembler:
         # up to dense_limit values each time is as many pages for the kernel to zero
         reuse = not (torch.is_grad_enabled() and F.requires_grad)
         buf = None
+        # in blocks, test functions ordered by where their supports lie along the first axis,
+        # so that each block's product runs over the part of that axis its supports cover
+        blocked = step < K
+        lo0, hi0 = self._windows[0]
+        order = np.lexsort((hi0, lo0)) if blocked else np.arange(K)
         for order0, idx in groups.items():
             n = len(idx)
+            cols = torch.as_tensor(idx, device=self.device)
             # (N0, n · N1 · N2 …): the fields once, in the layout the product wants
             M = F[idx].movedim(1, 0).reshape(F.shape[1], -1)
             A0 = self.weight(0, order0)
@@ -216,19 +224,26 @@ class WeakAssembler:
                 for axis in range(1, len(self.shape))
             ]  # per further axis (K, n, N_axis)
             for k0 in range(0, K, step):
-                rows = slice(k0, min(k0 + step, K))
-                k = rows.stop - rows.start
+                rows = order[k0 : k0 + step]
+                k = len(rows)
+                # the block's supports along the first axis: Φ is zero outside them
+                lo, hi = int(lo0[rows].min()), int(hi0[rows].max())
+                rows = torch.as_tensor(rows, device=self.device) if blocked else slice(None)
+                A = A0[rows][:, lo:hi]
                 if reuse:
                     if buf is None or buf.numel() < step * M.shape[1]:
                         buf = torch.empty(step * M.shape[1], dtype=M.dtype, device=M.device)
                     out = buf[: k * M.shape[1]].view(k, M.shape[1])
-                    T = torch.mm(A0[rows], M, out=out).view(k * n, *tail)  # (k·n, N1, N2, …)
+                    T = torch.mm(A, M[lo:hi], out=out).view(k * n, *tail)  # (k·n, N1, N2, …)
                 else:
-                    T = (A0[rows] @ M).reshape(k * n, *tail)
+                    T = (A @ M[lo:hi]).reshape(k * n, *tail)
                 for w in W:
                     w = w[rows].reshape(k * n, 1, -1)  # (k·n, 1, N_axis)
                     T = torch.bmm(w, T.reshape(k * n, w.shape[2], -1)).reshape(k * n, -1)
-                G[rows, idx] = T.reshape(k, n)
+                if blocked:
+                    G[rows[:, None], cols[None, :]] = T.reshape(k, n)
+                else:
+                    G[:, idx] = T.reshape(k, n)
         return G
 
     def _windowed(self, F: torch.Tensor, alphas) -> torch.Tensor:
