@@ -206,6 +206,19 @@ def test_dense_and_windowed_paths_agree_and_3d():
     assert B.window_fraction < 1 / 30
     B._dense = None  # not taken
     assert B.integrate(F, alphas).shape == (30, 4)
+    # with gradients the blocks are taken even for small supports (the per-window loop's
+    # backward is far slower); values and gradients as the windows give them
+    del B._dense
+    Fw = torch.tensor(F, requires_grad=True)
+    windowed = B._windowed(Fw, [tuple(a) for a in alphas])
+    windowed.square().sum().backward()
+    B._windowed = None  # not taken
+    Fb = torch.tensor(F, requires_grad=True)
+    signs = torch.tensor([1.0, -1.0, 1.0, 1.0], dtype=torch.float64)
+    blocked = B.integrate(Fb, alphas)
+    torch.testing.assert_close(blocked, windowed * signs, rtol=1e-12, atol=1e-12)
+    blocked.square().sum().backward()
+    torch.testing.assert_close(Fb.grad, Fw.grad, rtol=1e-10, atol=1e-12)
 
 
 def test_gradients_flow_through_assembly():
