@@ -96,6 +96,11 @@ def test_uncertainty_and_pareto_front_of_the_final_fit(result, tmp_path):
     assert text[2].startswith("  u_x ") and text[2].endswith("  p = 1.00")
     assert any(line.endswith("  <- chosen") for line in text)
     assert text[-1].startswith("method network, seed 0, ")
+    # the chosen equation's held-out residual: small here, so no warning
+    chosen = next(p.held_out for p in front if p.chosen)
+    assert res.unexplained == chosen < 0.1  # 0.054 on this run
+    assert f"u_t: unexplained part of the weak form {chosen:.4g}" in text
+    assert res.warnings() == [] and not any(line.startswith("warning:") for line in text)
     # figures of both, from the saved result too
     from symweak.plot import save_figures
 
@@ -106,6 +111,16 @@ def test_uncertainty_and_pareto_front_of_the_final_fit(result, tmp_path):
     back = symweak.Discovery.load(tmp_path / "r.json")
     assert back.uncertainty == unc
     assert [p.equation.short() for p in back.pareto] == [p.equation.short() for p in front]
+    assert back.unexplained == res.unexplained
+    # an equation that explains little of u_t is flagged, in the summary too
+    next(p for p in back.history.fits[0].pareto if p["chosen"])["held_out"] = 0.97
+    assert back.unexplained == 0.97
+    message = (
+        "u_t: the equation leaves 97 % of u_t unexplained; the data may be too noisy or too "
+        "sparse to determine it. Compare the Pareto front and the intervals before using it."
+    )
+    assert back.warnings() == [message]
+    assert back.summary().splitlines()[-2] == "warning: " + message
 
 
 def test_final_fit_uses_the_surrogate_with_the_lowest_held_out_loss(result):
@@ -430,8 +445,6 @@ def test_terms_with_fitted_constants_are_told_apart():
     obs = advection_diffusion().sample(0.1, seed=0)
     with pytest.raises(symweak.SymweakError, match=r"readable_slack must be a number >= 0, got -1"):
         symweak.discover(obs, ops="id,^2", lhs="u_t", readable_slack=-1, progress=False)
-
-
 
 
 def test_network_offers_a_constant_source_term_when_asked():

@@ -40,3 +40,21 @@ def test_noise_estimate_is_seeded_and_handles_small_and_constant_data():
     flat = _field(n=200)
     flat = symweak.Observations(coords=flat.coords, fields={"u": np.ones(200)})
     assert estimate_noise(flat)["u"] == 0.0
+
+
+def test_an_equation_fitted_to_pure_noise_is_flagged(caplog):
+    """A field of independent draws obeys no PDE: whatever the fit returns, it leaves most
+    of u_t unexplained, and discover says so (logged, in warnings() and in the summary)."""
+    import logging
+
+    u = np.random.default_rng(0).normal(size=(41, 64))
+    obs = symweak.Observations.from_grid(
+        u, t=np.linspace(0, 1, 41), x=np.linspace(0, 2 * np.pi, 64, endpoint=False)
+    )
+    with caplog.at_level(logging.WARNING, logger="symweak"):
+        res = symweak.discover(obs, ops="+,-,*", lhs="u_t", seed=0, progress=False)
+    assert 0.9 < res.unexplained <= 1.0
+    (warning,) = res.warnings()
+    assert warning.startswith(f"u_t: the equation leaves {100 * res.unexplained:.0f} % of u_t")
+    assert warning in caplog.text
+    assert "warning: " + warning in res.summary().splitlines()

@@ -124,7 +124,7 @@ def discover(
             log.info("symweak: full-grid fast path on %s", problem.obs.describe().splitlines()[0])
         equations, history = _grid.run(problem, cfg)
         surrogate = None
-    return Discovery(
+    result = Discovery(
         System(equations),
         settings=settings,
         seed=problem.seed,
@@ -134,3 +134,6 @@ def discover(
         coords=problem.obs.coord_names,
         fields=problem.obs.field_names,
     )
+    for warning in result.warnings():
+        log.warning("symweak: %s", warning)
+    return result
