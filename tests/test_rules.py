@@ -238,7 +238,9 @@ def test_fit_equations_solves_tied_equations_jointly():
     }
 
 
-@pytest.mark.parametrize("text", ["rule quarter: u -> -v, v -> u as pair", "u1(u, v) as pair"])
+@pytest.mark.parametrize(
+    "text", ["rule quarter: u -> -v, v -> u as pair", "u1(u, v) as pair", "u1(u, v) as equivariant"]
+)
 def test_pair_rule_through_discover_gives_equivariant_nls(text):
     obs = generate("nls", cache=False)
     res = symweak.discover(obs, lhs="u_t, v_t", constraints=text, progress=False)
@@ -284,5 +286,45 @@ def test_u1_as_pair_ties_the_mirrored_terms_like_the_quarter_turn():
 def test_builtin_rule_action_is_checked(text, message):
     with pytest.raises(symweak.GrammarError, match=message):
         parse_constraints(text)
-    with pytest.raises(SymweakError, match="u1\\(\\.\\.\\.\\) takes action 'augment' or 'pair'"):
+    with pytest.raises(
+        SymweakError, match="u1\\(\\.\\.\\.\\) takes action 'augment', 'pair' or 'equivariant'"
+    ):
         U1("u", "v", action="filter")
+
+
+def test_u1_as_equivariant_keeps_the_terms_every_phase_respects_and_ties_the_parts():
+    U, V = (sympy.Function(n)(t, x) for n in "uv")
+    ut, vt = terms("u_t, v_t", fields="uv")
+    lib = terms("u, v^3, u^2*v, sin(u), u_xx, v_xx, d_x(u*v), u^4", fields="uv")
+    (spec,) = parse_constraints("u1(u, v) as equivariant").rules
+    rule = rule_from_spec(spec)
+    assert rule.name == "u1(u, v) as equivariant"
+    new, (report,) = apply_rules({ut: lib, vt: lib}, [rule], [t, x], [U, V])
+    # per derivative the library had: re, im and |psi|^2 re, |psi|^2 im (u^4 asks no quintic)
+    expected = [
+        "u", "v", "(u^2 + v^2)*u", "(u^2 + v^2)*v",
+        "u_x", "v_x", "d_x((u^2 + v^2)*u)", "d_x((u^2 + v^2)*v)",
+        "u_xx", "v_xx", "d_xx((u^2 + v^2)*u)", "d_xx((u^2 + v^2)*v)",
+    ]  # fmt: skip
+    assert shorts(new[ut]) == expected and shorts(new[vt]) == expected
+    assert report.removed["u_t"] == ["v^3", "u^2*v", "sin(u)", "d_x(u*v)", "u^4"]
+    # the two parts are tied as by the quarter turn, sums of monomials included
+    (tie,) = rule_from_spec(spec).ties(new, [t, x], [U, V])
+    assert [(a.short(), b.short(), k) for a, b, k in tie[2]][:4] == [
+        ("u", "v", 1.0),
+        ("v", "u", -1.0),
+        ("(u^2 + v^2)*u", "(u^2 + v^2)*v", 1.0),
+        ("(u^2 + v^2)*v", "(u^2 + v^2)*u", -1.0),
+    ]
+    assert len(tie[2]) == len(expected)
+    # a quintic where the library reaches degree 5; terms of other fields stay as they are
+    W = sympy.Function("w")(t, x)
+    lib5 = [*terms("u^5, u_xx", fields="uvw"), *terms("w^2", fields="uvw")]
+    new5, _ = apply_rules({ut: lib5}, [rule_from_spec(spec)], [t, x], [U, V, W])
+    assert shorts(new5[ut]) == [
+        "w^2", "u", "v", "(u^2 + v^2)*u", "(u^2 + v^2)*v", "(u^2 + v^2)^2*u", "(u^2 + v^2)^2*v",
+        "u_xx", "v_xx", "d_xx((u^2 + v^2)*u)", "d_xx((u^2 + v^2)*v)",
+        "d_xx((u^2 + v^2)^2*u)", "d_xx((u^2 + v^2)^2*v)",
+    ]  # fmt: skip
+    with pytest.raises(SymweakError, match="uses the field `v`, which the data do not have"):
+        U1("u", "v", action="equivariant").apply({UT: terms("u")}, [t, x], [u1d])

@@ -116,8 +116,9 @@ RULE_ACTIONS = ("filter", "augment", "pair")
 
 #: Built-in rules that take ``as ACTION``: name -> the actions they accept (the first is what
 #: they do without one). ``u1(u, v) as pair`` fits the two equations jointly with the
-#: coefficients U(1) equivariance ties, instead of offering the mirrored terms as candidates.
-BUILTIN_RULE_ACTIONS: dict[str, tuple[str, ...]] = {"u1": ("augment", "pair")}
+#: coefficients U(1) equivariance ties, instead of offering the mirrored terms as candidates;
+#: ``u1(u, v) as equivariant`` keeps only terms equivariant under every phase (|ψ|²ψ's parts).
+BUILTIN_RULE_ACTIONS: dict[str, tuple[str, ...]] = {"u1": ("augment", "pair", "equivariant")}
 
 _TOKEN_NAMES = {
     "NAME": "a name",

@@ -37,7 +37,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from .._errors import SymweakError
-from ..ir import Term
+from ..ir import Term, fields_in
 
 __all__ = [
     "RULES",
@@ -265,6 +265,10 @@ class Rule:
         """True when T may appear in the equation for ``lhs`` without breaking the rule."""
         return all(_proportional(rt, rl) for rt, rl in self.residuals(term, lhs, bound, point))
 
+    def _ties_equations(self) -> bool:
+        """Whether :meth:`ties` ties coefficients across equations (``pair``)."""
+        return self.action == "pair"
+
     # ------------------------------------------------------------------ libraries
     def apply(
         self,
@@ -297,7 +301,7 @@ class Rule:
         """For ``pair`` rules: ``[(L_A, L_B, [(T, T', k), ...])]`` — equation B's coefficient of
         T' equals k times equation A's coefficient of T (g(L_A) = λ L_B, g(T) = κ T',
         k = κ/λ). Each pair of equations appears once (A before B in ``libraries``)."""
-        if self.action != "pair":
+        if not self._ties_equations():
             return []
         bound = self._bind(coords, fields)
         if bound[2]:
@@ -315,10 +319,21 @@ class Rule:
             f_dst, c_dst = dest.canonical()
             lam = float(self.image(lhs, bound)[c_dst]) / float(f_dst)
             stored = {t: t for t in libraries[dest]}
+            # terms whose F is a sum ((u² + v²)·v) are matched by their expansions
+            sums = {}
+            for t in libraries[dest]:
+                ex = _expansion(t, coords)
+                if len(ex) > 1:
+                    sums.setdefault(frozenset(ex), []).append((t, ex))
             pairs = []
             for term in libraries[lhs]:
                 vec = self.image(term, bound)
                 if len(vec) != 1:
+                    for partner, ex in sums.get(frozenset(vec), []):
+                        ratio = _ratio(vec, ex)
+                        if ratio is not None:
+                            pairs.append((term, partner, ratio / lam))
+                            break
                     continue
                 ((new, kappa),) = vec.items()
                 if new in stored:
@@ -388,6 +403,23 @@ def _term_vector(op: sympy.Expr, F: sympy.Expr, coords) -> TermVector:
             factor, canon = Term(mono, alpha).canonical()
             out[canon] = out.get(canon, 0) + coeff * c * factor
     return {k: v for k, v in out.items() if sympy.simplify(v) != 0}
+
+
+def _expansion(term: Term, coords) -> TermVector:
+    """T as written, split into canonical monomial terms ``{Term: coefficient}``."""
+    d = _dsymbols(len(coords))
+    orders = term.orders([c.name for c in coords])
+    op = sympy.Mul(*(d[k] ** n for k, n in enumerate(orders)))
+    return _term_vector(op, term.F, coords)
+
+
+def _ratio(a: TermVector, b: TermVector) -> float | None:
+    """r with a = r·b (same terms), or None."""
+    if set(a) != set(b):
+        return None
+    ratios = {float(sympy.nsimplify(a[k] / b[k])) for k in a}
+    r = ratios.pop()
+    return r if all(abs(x - r) <= 1e-12 * max(1.0, abs(r)) for x in ratios) else None
 
 
 def _depends_on(mono: sympy.Expr, alpha: Mapping) -> bool:
@@ -497,7 +529,21 @@ class U1(Rule):
 
     ``action="pair"`` (constraint text ``u1(u, v) as pair``) makes it a constraint: the two
     equations are fitted jointly, each term's coefficient tied to its mirror's, so a term is
-    kept or dropped in both at once with the evidence of both."""
+    kept or dropped in both at once with the evidence of both.
+
+    ``action="equivariant"`` (``u1(u, v) as equivariant``) imposes equivariance under every
+    phase ψ -> e^{iφ}ψ, not only the quarter turn, within each equation. A polynomial
+    right-hand side N(ψ, ψ̄) = Σ c_jk ψ^j ψ̄^k is equivariant only where j − k = 1, so its
+    real and imaginary parts are spanned by |ψ|^{2k}·re and |ψ|^{2k}·im: the library's terms
+    D^α P(re, im) are replaced by D^α(re), D^α(im), D^α((re² + im²)·re),
+    D^α((re² + im²)·im) (and the next odd degree where the library's polynomials reach it),
+    for every α they had; terms of re and im that are not polynomials (sin re) or hold
+    derivatives inside F go. u³ + u·v² is then one candidate with one coefficient, where the
+    quarter turn leaves u³ and u·v² to be kept or dropped one by one (NLS at σ = 0.6 kept
+    v³ and dropped u²·v). The two equations are then tied as by ``pair`` (the quarter turn
+    maps each equivariant term of one part onto one of the other), which completes the
+    constraint: c ψ gives c_re·u − c_im·v in one part and c_im·u + c_re·v in the other.
+    Terms of other fields are left as they are."""
 
     def __init__(self, real: str, imag: str, action: str = "augment") -> None:
         real, imag = _name(real), _name(imag)
@@ -507,11 +553,10 @@ class U1(Rule):
 
         allowed = BUILTIN_RULE_ACTIONS["u1"]
         if action not in allowed:
-            raise SymweakError(
-                f"u1(...) takes action {' or '.join(map(repr, allowed))}, got {action!r}."
-            )
+            listed = ", ".join(map(repr, allowed[:-1])) + f" or {allowed[-1]!r}"
+            raise SymweakError(f"u1(...) takes action {listed}, got {action!r}.")
         self.real, self.imag = real, imag
-        self.name = f"u1({real}, {imag})" + (" as pair" if action == "pair" else "")
+        self.name = f"u1({real}, {imag})" + (f" as {action}" if action != "augment" else "")
         self.action = action
         self._parameters = ()
         self.substitutions = {}
@@ -524,11 +569,61 @@ class U1(Rule):
 
     def apply(self, libraries, coords, fields):
         self._bind_fields(coords)
+        if self.action == "equivariant":
+            return self._equivariant(libraries, fields)
         return Rule.apply(self, libraries, coords, fields)
+
+    def _equivariant(self, libraries, fields) -> tuple[dict, RuleReport]:
+        """The libraries with the terms of the two parts replaced by equivariant ones."""
+        named = {f.func.__name__: f for f in fields}
+        for name in (self.real, self.imag):
+            if name not in named:
+                raise SymweakError(
+                    f"Rule `{self.name}` uses the field `{name}`, which the data do not have "
+                    f"(fields: {', '.join(named)})."
+                )
+        re, im = named[self.real], named[self.imag]
+        both = {re, im}
+        report = RuleReport(self.name)
+        out = {}
+        for lhs, lib in libraries.items():
+            kept, alphas, degree = [], [], 1
+            for term in lib:
+                if not both & fields_in(term.F):
+                    kept.append(term)
+                    continue
+                if term.alpha not in alphas:
+                    alphas.append(term.alpha)
+                F = term.F
+                if F.atoms(sympy.Derivative) or fields_in(F) - both or not F.is_polynomial(re, im):
+                    continue
+                degree = max(degree, sympy.Poly(F, re, im).total_degree())
+            # a nonlinearity of any degree is at least cubic once equivariant (no even
+            # degree is); the quintic joins where the library's polynomials reach degree 5
+            top = 1 if degree == 1 else max(3, degree - (degree + 1) % 2)
+            new = [
+                Term((re**2 + im**2) ** k * w, dict(alpha))
+                for alpha in sorted(alphas, key=lambda a: (sum(n for _, n in a), str(a)))
+                for k in range((top - 1) // 2 + 1)
+                for w in (re, im)
+            ]
+            new = list(dict.fromkeys(kept + new))
+            gone = [t.short() for t in lib if t not in new]
+            added = [t.short() for t in new if t not in lib]
+            if gone:
+                report.removed[lhs.short()] = gone
+            if added:
+                report.added[lhs.short()] = added
+            out[lhs] = new
+        return out, report
 
     def ties(self, libraries, coords, fields):
         self._bind_fields(coords)
         return Rule.ties(self, libraries, coords, fields)
+
+    def _ties_equations(self) -> bool:
+        # equivariance under every phase ties the two parts as the quarter turn does
+        return self.action in ("pair", "equivariant")
 
 
 #: Built-in rules by the name the constraint grammar uses.
