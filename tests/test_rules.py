@@ -317,14 +317,34 @@ def test_u1_as_equivariant_keeps_the_terms_every_phase_respects_and_ties_the_par
         ("(u^2 + v^2)*v", "(u^2 + v^2)*u", -1.0),
     ]
     assert len(tie[2]) == len(expected)
-    # a quintic where the library reaches degree 5; terms of other fields stay as they are
+    # a quintic where the library reaches degree 5; w^2 (another field alone) is not
+    # equivariant and leaves u_t
     W = sympy.Function("w")(t, x)
     lib5 = [*terms("u^5, u_xx", fields="uvw"), *terms("w^2", fields="uvw")]
     new5, _ = apply_rules({ut: lib5}, [rule_from_spec(spec)], [t, x], [U, V, W])
     assert shorts(new5[ut]) == [
-        "w^2", "u", "v", "(u^2 + v^2)*u", "(u^2 + v^2)*v", "(u^2 + v^2)^2*u", "(u^2 + v^2)^2*v",
+        "u", "v", "(u^2 + v^2)*u", "(u^2 + v^2)*v", "(u^2 + v^2)^2*u", "(u^2 + v^2)^2*v",
         "u_xx", "v_xx", "d_xx((u^2 + v^2)*u)", "d_xx((u^2 + v^2)*v)",
         "d_xx((u^2 + v^2)^2*u)", "d_xx((u^2 + v^2)^2*v)",
     ]  # fmt: skip
     with pytest.raises(SymweakError, match="uses the field `v`, which the data do not have"):
         U1("u", "v", action="equivariant").apply({UT: terms("u")}, [t, x], [u1d])
+
+
+def test_u1_as_equivariant_with_a_real_field_beside_psi():
+    """Zakharov-type coupling: w·ψ is equivariant, w alone is not (it leaves ψ's equations),
+    and w's own equation is invariant (ψ only through |ψ|²)."""
+    U, V, W = (sympy.Function(n)(t, x) for n in "uvw")
+    ut, vt, wt = terms("u_t, v_t, w_t", fields="uvw")
+    lib = terms("u*w, v^3, u_xx, w_xx, u*v, w", fields="uvw")
+    rule = U1("u", "v", action="equivariant")
+    new, _ = apply_rules({ut: lib, vt: lib, wt: lib}, [rule], [t, x], [U, V, W])
+    assert shorts(new[ut]) == [
+        "u", "v", "(u^2 + v^2)*u", "(u^2 + v^2)*v",
+        "u*w", "v*w", "(u^2 + v^2)*u*w", "(u^2 + v^2)*v*w",
+        "u_xx", "v_xx", "d_xx((u^2 + v^2)*u)", "d_xx((u^2 + v^2)*v)",
+    ]  # fmt: skip
+    assert shorts(new[wt]) == ["w_xx", "w", "u^2 + v^2", "(u^2 + v^2)*w", "d_xx(u^2 + v^2)"]
+    # w_t maps onto itself under the quarter turn: only u_t and v_t are tied
+    (tie,) = rule.ties(new, [t, x], [U, V, W])
+    assert (tie[0], tie[1]) == (ut, vt) and len(tie[2]) == 12

@@ -543,7 +543,10 @@ class U1(Rule):
     v³ and dropped u²·v). The two equations are then tied as by ``pair`` (the quarter turn
     maps each equivariant term of one part onto one of the other), which completes the
     constraint: c ψ gives c_re·u − c_im·v in one part and c_im·u + c_re·v in the other.
-    Terms of other fields are left as they are."""
+    A factor of another field stays (w·u gives w·u, w·v, w·|ψ|²u, ...: Zakharov-type
+    coupling); terms of other fields alone leave the parts' equations (not equivariant) and
+    stay in the other fields' equations, which are kept invariant: their terms hold the parts
+    through |ψ|² only."""
 
     def __init__(self, real: str, imag: str, action: str = "augment") -> None:
         real, imag = _name(real), _name(imag)
@@ -583,29 +586,42 @@ class U1(Rule):
                     f"(fields: {', '.join(named)})."
                 )
         re, im = named[self.real], named[self.imag]
-        both = {re, im}
+        both, r2 = {re, im}, re**2 + im**2
         report = RuleReport(self.name)
         out = {}
         for lhs, lib in libraries.items():
-            kept, alphas, degree = [], [], 1
+            # the parts' own equations are equivariant (N(e^{iφ}ψ) = e^{iφ}N); any other
+            # field's equation is invariant: its terms hold ψ through |ψ|² only
+            own = bool(both & set(lhs.fields))
+            kept, alphas, degree = [], {}, 1
             for term in lib:
-                if not both & fields_in(term.F):
-                    kept.append(term)
-                    continue
-                if term.alpha not in alphas:
-                    alphas.append(term.alpha)
                 F = term.F
-                if F.atoms(sympy.Derivative) or fields_in(F) - both or not F.is_polynomial(re, im):
+                if not both & fields_in(F):
+                    if not own:  # invariant, as the other field's equation asks
+                        kept.append(term)
+                    continue  # in the parts' equations a term without them is not equivariant
+                factors = alphas.setdefault(term.alpha, [sympy.Integer(1)])
+                if F.atoms(sympy.Derivative) or not F.is_polynomial(re, im):
                     continue
-                degree = max(degree, sympy.Poly(F, re, im).total_degree())
-            # a nonlinearity of any degree is at least cubic once equivariant (no even
-            # degree is); the quintic joins where the library's polynomials reach degree 5
-            top = 1 if degree == 1 else max(3, degree - (degree + 1) % 2)
+                poly = sympy.Poly(F, re, im)
+                degree = max(degree, poly.total_degree())
+                for c in poly.coeffs():  # factors of other fields (w in w·u) are kept
+                    factor = c.as_coeff_Mul()[1] if fields_in(c) else sympy.Integer(1)
+                    if factor not in factors:
+                        factors.append(factor)
+            if own:
+                # a nonlinearity of any degree is at least cubic once equivariant (no even
+                # degree is); the quintic joins where the library's polynomials reach 5
+                top = 1 if degree == 1 else max(3, degree - (degree + 1) % 2)
+                shapes = [r2**k * w for k in range((top - 1) // 2 + 1) for w in (re, im)]
+            else:
+                shapes = [r2**k for k in range(1, max(2, degree) // 2 + 1)]
+            order = sorted(alphas, key=lambda a: (sum(n for _, n in a), str(a)))
             new = [
-                Term((re**2 + im**2) ** k * w, dict(alpha))
-                for alpha in sorted(alphas, key=lambda a: (sum(n for _, n in a), str(a)))
-                for k in range((top - 1) // 2 + 1)
-                for w in (re, im)
+                Term(factor * shape, dict(alpha))
+                for alpha in order
+                for factor in alphas[alpha]
+                for shape in shapes
             ]
             new = list(dict.fromkeys(kept + new))
             gone = [t.short() for t in lib if t not in new]
