@@ -192,6 +192,13 @@ def test_complex_field_given_directly_is_split_with_the_u1_hypothesis(caplog):
     )
     for got, want in zip(res.system, truth):
         assert got.isclose(want, rtol=1e-6)
+    # a U(1) rule stated for the pair replaces the hypothesis instead of joining it
+    res = symweak.discover(
+        obs, lhs="psi_t", constraints="u1(u, v) as equivariant", progress=False
+    )
+    assert [r["rule"] for r in res.history.grid.rules] == ["u1(u, v) as equivariant"]
+    for got, want in zip(res.system, truth):
+        assert got.isclose(want, rtol=1e-4)
 
 
 def test_pair_rule_ties_coefficients_across_equations():

@@ -76,7 +76,11 @@ class Problem:
         if split:  # the paper's U(1) hypothesis for complex fields: candidates, not constraints
             from ..rules import U1
 
-            bound = [*bound, *(U1(re, im) for re, im in split.values())]
+            # unless the user states U(1) for that pair (u1(u, v) as pair / as equivariant)
+            specs = cons.rules if cons is not None else ()
+            stated = {tuple(r.fields) for r in specs if r.name == "u1"}
+            stated |= {(r.real, r.imag) for r in bound if isinstance(r, U1)}
+            bound = [*bound, *(U1(re, im) for re, im in split.values() if (re, im) not in stated)]
         return cls(obs, lhs_terms, opset, cons, bound, int(seed), split)
 
     def max_order(self, configured: Mapping[str, int] | None) -> dict[str, int]:
