@@ -174,10 +174,10 @@ class Discovery:
         left = self.unexplained
         if not isinstance(left, dict):
             left = {self.system[0].lhs.short(): left}
-        for lhs, terms in per.items():
-            if not terms:
-                continue
-            lines.append(f"{lhs}: term, coefficient [95 % interval], inclusion probability")
+        for lhs in [e.lhs.short() for e in self.system]:
+            terms = per.get(lhs) or {}
+            if terms:
+                lines.append(f"{lhs}: term, coefficient [95 % interval], inclusion probability")
             for term, info in terms.items():
                 lo, hi = info["interval"]
                 p = info["probability"]
