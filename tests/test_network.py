@@ -486,3 +486,33 @@ def test_a_function_of_the_field_near_its_taylor_polynomial_with_shape_tol():
     s = score(res.ir, truth)
     assert s.tpr == 1.0, res.short()
     assert s.e_inf < 0.05, res.short()
+
+
+def test_equations_tied_by_u1_get_intervals_and_probabilities_on_both_sides():
+    """NLS with `u1(u, v) as equivariant` on the network path: the two equations share one
+    joint fit; each shown term has an interval and an inclusion probability, and v_t's
+    intervals are the ties' images of u_t's (u_xx = -1 x v_xx, |psi|^2 u = -1 x |psi|^2 v)."""
+    from symweak.bench import generate
+
+    obs = generate("nls").sample(0.1, seed=0)
+    res = symweak.discover(
+        obs,
+        lhs="u_t, v_t",
+        constraints="u1(u, v) as equivariant",
+        seed=0,
+        progress=False,
+        **FAST,
+    )
+    unc = res.uncertainty
+    assert set(unc["u_t"]) == {"u^2*v", "v^3", "v_xx"}
+    assert set(unc["v_t"]) == {"u*v^2", "u^3", "u_xx"}
+    for eq in unc.values():
+        for info in eq.values():
+            lo, hi = info["interval"]
+            assert lo <= info["coefficient"] <= hi and info["probability"] == 1.0
+    lo, hi = unc["u_t"]["v_xx"]["interval"]
+    assert unc["v_t"]["u_xx"]["interval"] == (-hi, -lo)
+    assert unc["u_t"]["u^2*v"]["interval"] == unc["u_t"]["v^3"]["interval"]
+    lo, hi = unc["u_t"]["v^3"]["interval"]
+    assert unc["v_t"]["u^3"]["interval"] == (-hi, -lo)
+    assert lo < -0.9 and hi > -1.1 and hi - lo < 0.3  # the truth -1, informative

@@ -53,3 +53,47 @@ def test_bad_settings_are_named():
         bootstrap_intervals(G, b, [0], level=1.5)
     with pytest.raises(SymweakError, match="resamples must be at least 10, got 3"):
         bootstrap_intervals(G, b, [0], resamples=3)
+
+
+def test_tied_equations_get_intervals_from_their_joint_design():
+    """Two equations tied by a pair rule (B's coefficient = k × A's) share one joint fit;
+    their intervals come from that design, the partner's being k times the shared one, and
+    the envelope widens them to hold the support refitted on another variant."""
+    from symweak.grammar import parse_terms
+    from symweak.regress import fit_equations, mstls, refit_support, tied_intervals
+
+    ut, vt = parse_terms("u_t, v_t", coords="t,x", fields=["u", "v"])
+    lib_a = parse_terms("u, v^3, u_xx", coords="t,x", fields=["u", "v"])
+    lib_b = parse_terms("v, u^3, v_xx", coords="t,x", fields=["u", "v"])
+    ties = [(ut, vt, [(lib_a[0], lib_b[0], -1.0), (lib_a[2], lib_b[2], -1.0)])]
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(300, 3)), rng.normal(size=(300, 3))
+    b_a = A @ [1.0, 0.0, -0.5] + 0.05 * rng.normal(size=300)
+    b_b = B @ [-1.0, 0.0, 0.5] + 0.05 * rng.normal(size=300)
+    designs = {ut: (lib_a, A, b_a), vt: (lib_b, B, b_b)}
+    results = fit_equations(designs, ties, lambda G, b, lib: mstls(G, b))
+    assert {t.short() for t in results[ut][0]} == {"u", "u_xx"}
+    fits = {lhs: fit for lhs, (_, fit) in results.items()}
+
+    def interval_fn(G, b, support):
+        return bootstrap_intervals(G, b, support, resamples=200, seed=0, tls=False)
+
+    ci = tied_intervals(designs, ties, fits, interval_fn)
+    (lo, hi), (lo2, hi2) = ci[ut][lib_a[0]], ci[ut][lib_a[2]]
+    assert lo < 1.0 < hi and hi - lo < 0.02
+    assert lo2 < -0.5 < hi2
+    assert ci[vt] == {lib_b[0]: (-hi, -lo), lib_b[2]: (-hi2, -lo2)}
+    # another variant whose u-coefficient is 1.1: the envelope reaches it
+    shifted = {ut: (lib_a, A, b_a + 0.1 * A[:, 0]), vt: (lib_b, B, b_b - 0.1 * B[:, 0])}
+    refit = lambda G, b, s: refit_support(G, b, s, tls=False)  # noqa: E731
+    wide = tied_intervals(designs, ties, fits, interval_fn, [(shifted, refit)])
+    assert wide[ut][lib_a[0]][0] == lo and wide[ut][lib_a[0]][1] == pytest.approx(1.1, abs=0.01)
+    assert wide[vt][lib_b[0]] == (-wide[ut][lib_a[0]][1], -lo)
+    # inclusion probabilities of the joint columns go to both equations' terms
+    from symweak.regress import tied_probabilities
+
+    # joint columns: u, v^3, u_xx (tied to v, -, v_xx), then v_t's untied u^3
+    fits[ut].probabilities = np.array([1.0, 0.1, 0.9, 0.2])
+    probs = tied_probabilities(designs, ties, fits)
+    assert probs[ut] == {lib_a[0]: 1.0, lib_a[1]: 0.1, lib_a[2]: 0.9}
+    assert probs[vt] == {lib_b[0]: 1.0, lib_b[2]: 0.9, lib_b[1]: 0.2}

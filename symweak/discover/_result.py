@@ -81,9 +81,9 @@ class Discovery:
     def uncertainty(self) -> dict:
         """Per kept term: ``{"coefficient", "interval": (low, high), "probability"}`` (terms
         as short text; 95 % bootstrap intervals over the final fit's test functions, around
-        the coefficient shown; the stability-selection inclusion probability); ``{lhs:
-        {...}}`` for a system; empty where it was not computed (the full-grid method,
-        ``uncertainty=False``, equations fitted jointly by a pair rule)."""
+        the coefficient shown; the stability-selection inclusion probability, None for
+        equations fitted jointly by a pair rule); ``{lhs: {...}}`` for a system; empty where
+        it was not computed (the full-grid method, ``uncertainty=False``)."""
         fits = {f.lhs: f for f in (self.history.fits if self.history is not None else [])}
         per = {}
         for eq in self.system:

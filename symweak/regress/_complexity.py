@@ -115,3 +115,70 @@ def fit_equations(designs, ties, fit_fn):
         out[lhs] = (rhs_a, fit)
         out[other] = (rhs_b, fit)
     return out
+
+
+def tied_intervals(designs, ties, fits, interval_fn, others=()) -> dict:
+    """Intervals of the coefficients of equations tied by ``pair`` rules:
+    ``{lhs: {term: (low, high)}}`` for both equations of each tie.
+
+    designs, ties: as for :func:`fit_equations`; fits: ``{lhs: fit}`` with each tie's joint
+    fit (what :func:`fit_equations` returned); ``interval_fn(G, b, support) -> (lo, hi)``
+    per column of the joint design; ``others``: more ``designs`` (other test-function
+    variants) on which the joint support is refitted by ``refit(G, b, support)`` given as
+    ``others=[(designs, refit), ...]``, each interval widened to hold those coefficients.
+    A tied partner's interval is its factor k times the shared one."""
+    out = {}
+    tied = {a: (b, pairs) for a, b, pairs in ties if a in designs and b in designs}
+    for lhs, (other, pairs) in tied.items():
+        lib, G, b = designs[lhs]
+        lib_b, G_b, b_b = designs[other]
+        joint, names, partner = _tied_design(lib, G, lib_b, G_b, pairs)
+        fit = fits[lhs]
+        if len(fit.coef) != joint.shape[1]:
+            continue
+        lo, hi = interval_fn(joint, np.concatenate([b, b_b]), fit.support)
+        lo, hi = np.array(lo, dtype=float), np.array(hi, dtype=float)
+        for more, refit in others:
+            lib_o, G_o, b_o = more[lhs]
+            lib_ob, G_ob, b_ob = more[other]
+            J, _, _ = _tied_design(lib_o, G_o, lib_ob, G_ob, pairs)
+            coef = refit(J, np.concatenate([b_o, b_ob]), fit.support)
+            lo, hi = np.minimum(lo, coef), np.maximum(hi, coef)
+        side_a, side_b = {}, {}
+        for j in fit.support:
+            side, t = names[j]
+            if side == "a":
+                side_a[t] = (float(lo[j]), float(hi[j]))
+                if t in partner:
+                    p, k = partner[t]
+                    side_b[p] = tuple(sorted((float(k * lo[j]), float(k * hi[j]))))
+            else:
+                side_b[t] = (float(lo[j]), float(hi[j]))
+        out[lhs], out[other] = side_a, side_b
+    return out
+
+
+def tied_probabilities(designs, ties, fits) -> dict:
+    """Inclusion probabilities of equations tied by ``pair`` rules, ``{lhs: {term: p}}``:
+    the joint fit's probability of each shared column, given to the term in both equations
+    (0 are left out; empty where the fit has none)."""
+    out = {}
+    tied = {a: (b, pairs) for a, b, pairs in ties if a in designs and b in designs}
+    for lhs, (other, pairs) in tied.items():
+        lib, G, _ = designs[lhs]
+        lib_b, G_b, _ = designs[other]
+        _, names, partner = _tied_design(lib, G, lib_b, G_b, pairs)
+        probs = getattr(fits[lhs], "probabilities", None)
+        side_a, side_b = {}, {}
+        if probs is not None and len(probs) == len(names):
+            for (side, t), p in zip(names, probs):
+                if p <= 0:
+                    continue
+                if side == "a":
+                    side_a[t] = float(p)
+                    if t in partner:
+                        side_b[partner[t][0]] = float(p)
+                else:
+                    side_b[t] = float(p)
+        out[lhs], out[other] = side_a, side_b
+    return out

@@ -51,6 +51,8 @@ from ...regress import (
     refit_support,
     stability_selection,
     term_complexity,
+    tied_intervals,
+    tied_probabilities,
     tls_refit,
 )
 from ...weak import WeakAssembler
@@ -278,23 +280,82 @@ def run(state, cands) -> list[Equation]:
     )
     history.fits = []
     tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
+    tied_ci = {}
+    if cfg.final.uncertainty and tied:
+        others = [v[2] for k, v in tried.items() if v[2] is not system]
+        tied_ci = _tied_uncertainty(state, cands, system, others, results, only_readable)
+    tied_p = {}
+    if tied:
+        fits = {lhs: fit for lhs, (_, fit) in results.items()}
+        joint = _designs(state, cands, *system, only_readable)
+        tied_p = tied_probabilities(joint, cands.ties, fits)
     for e, lhs in enumerate(state.problem.lhs):
         fit = results[lhs][1]
         cols = cands.cols[e] if only_readable is None else cands.readable_cols[e]
         probs = {}
-        if fit.probabilities is not None and len(fit.probabilities) == len(cols):
-            probs = {
-                cands.library[j].short(): float(p) for j, p in zip(cols, fit.probabilities) if p > 0
-            }
+        if lhs in tied_p:
+            chosen = tied_p[lhs].items()
+        elif fit.probabilities is not None and len(fit.probabilities) == len(cols):
+            chosen = [(cands.library[j], p) for j, p in zip(cols, fit.probabilities) if p > 0]
+        else:
+            chosen = ()
+        for term, p in chosen:  # a sum of monomials prints as its monomials: each gets p
+            probs.update({name: float(p) for name in _split_interval(lhs, term, 0.0, 0.0)})
         record = FitRecord(
             lhs=lhs.short(), residual=fit.residual, method=fit.method, probabilities=probs
         )
         if cfg.final.uncertainty and lhs not in tied and len(fit.coef) == len(cols):
-            # (equations fitted jointly by a pair rule share one design: not done for them)
             others = [v[2] for k, v in tried.items() if v[2] is not system]
             _uncertainty(state, cands, system, e, cols, fit, record, others)
+        elif lhs in tied_ci:
+            # equations fitted jointly by a pair rule: intervals from their joint design (no
+            # Pareto front: its supports would be joint ones)
+            record.intervals = {
+                name: interval
+                for term, (lo, hi) in tied_ci[lhs].items()
+                for name, interval in _split_interval(lhs, term, lo, hi).items()
+            }
         history.fits.append(record)
     return [Equation(lhs, results[lhs][0]) for lhs in state.problem.lhs]
+
+
+def _split_interval(lhs, term, lo: float, hi: float) -> dict:
+    """``{name: [lo, hi]}`` for the terms the equation shows in place of ``term``: itself,
+    or each monomial of a sum ((u² + v²)·v prints as u²·v and v³), scaled by its factor."""
+    parts = Equation(lhs, {term: 1.0}).coefficients
+    return {t.short(): sorted([k * lo, k * hi]) for t, k in parts.items()}
+
+
+def _designs(state, cands, G, b, readable) -> dict:
+    """``{lhs: (terms, G, b)}`` of every equation on one final system (as :func:`_select`)."""
+    Gn, bn = G.cpu().numpy(), b.cpu().numpy()
+    out = {}
+    for e, lhs in enumerate(state.problem.lhs):
+        cols = cands.cols[e] if readable is None else cands.readable_cols[e]
+        out[lhs] = ([cands.library[j] for j in cols], Gn[:, cols], bn[:, e])
+    return out
+
+
+def _tied_uncertainty(state, cands, system, others, results, readable) -> dict:
+    """Bootstrap intervals of equations tied by pair rules, on their joint design (rows of
+    both equations resampled), widened by the support refitted on the other variants."""
+    cfg = state.config
+    tls = cfg.final.final_estimator == "tls"
+
+    def designs(G, b):
+        return _designs(state, cands, G, b, readable)
+
+    seed = child_seed(state.problem.seed, "stability") + 1
+
+    def interval_fn(G, b, support):
+        return bootstrap_intervals(
+            G, b, support, resamples=cfg.final.bootstrap_resamples, seed=seed, tls=tls
+        )
+
+    refit = lambda G, b, support: refit_support(G, b, support, tls)  # noqa: E731
+    more = [(designs(*o), refit) for o in others] if cfg.final.interval_envelope else []
+    fits = {lhs: fit for lhs, (_, fit) in results.items()}
+    return tied_intervals(designs(*system), cands.ties, fits, interval_fn, more)
 
 
 def _uncertainty(state, cands, system, e, cols, fit, record, others=()) -> None:
@@ -321,7 +382,14 @@ def _uncertainty(state, cands, system, e, cols, fit, record, others=()) -> None:
             lo = np.minimum(lo, coef)
             hi = np.maximum(hi, coef)
     names = [cands.library[j].short() for j in cols]
-    record.intervals = {names[j]: [float(lo[j]), float(hi[j])] for j in fit.support}
+    lhs = state.problem.lhs[e]
+    record.intervals = {
+        name: interval
+        for j in fit.support
+        for name, interval in _split_interval(
+            lhs, cands.library[cols[j]], float(lo[j]), float(hi[j])
+        ).items()
+    }
     lib = [cands.library[j] for j in cols]
     weights = term_complexity(lib, cfg.selection.complexity)
     keep = kept_indices(lib, state.problem.constraints)
