@@ -50,6 +50,8 @@ def _cmd_parse(args: argparse.Namespace) -> int:
             print(f"keep: {', '.join(t.short() for t in c.keep)}")
         if c.add:
             print(f"add: {', '.join(t.short() for t in c.add)}")
+        if c.conserved:
+            print(f"conserved: {', '.join(c.conserved)}")
         for rule in c.rules:
             if rule.builtin:
                 action = f" as {rule.action}" if rule.action else ""

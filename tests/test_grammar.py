@@ -149,6 +149,8 @@ SEMANTIC = [
         (1, 12),
     ),
     (parse_constraints, "fields: u\nkeep: w_xx", "Unknown field `w`.", (2, 7)),
+    (parse_constraints, "fields: u\nconserved: w", "Unknown field `w`.", (2, 12)),
+    (parse_constraints, "conserved: u, u", "`u` is listed twice in `conserved:`.", (1, 15)),
     (
         parse_constraints,
         "lhs: d_x(u^2)",

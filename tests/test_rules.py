@@ -355,3 +355,22 @@ def test_u1_as_equivariant_with_a_real_field_beside_psi():
     # w_t maps onto itself under the quarter turn: only u_t and v_t are tied
     (tie,) = rule.ties(new, [t, x], [U, V, W])
     assert (tie[0], tie[1]) == (ut, vt) and len(tie[2]) == 12
+
+
+def test_conserved_keeps_only_flux_terms_in_the_named_equations():
+    from symweak.discover._shared import conservation_form
+
+    cons = parse_constraints("conserved: u", coords="t,x", fields=["u", "v"])
+    assert cons.conserved == ("u",)
+    ut, vt = terms("u_t, v_t", fields="uv")
+    lib = terms("u, v, u_x, d_x(u^2), u_xx, u_x^2, d_xx(u_x^2), u*v", fields="uv")
+    out = conservation_form({ut: lib, vt: lib}, cons)
+    assert shorts(out[ut]) == ["u_x", "d_x(u^2)", "u_xx", "d_xx(u_x^2)"]
+    assert out[vt] == lib  # v is not named
+    # through discover: Burgers is a conservation law, and its flux form survives
+    obs = generate("burgers", cache=False)
+    res = symweak.discover(obs, lhs="u_t", constraints="conserved: u", progress=False)
+    assert {t.short() for t in res.system[0].coefficients} == {"d_x(u^2)", "u_xx"}
+    library = res.history.grid.library
+    assert "u" not in library and "u^2" not in library and "u_xx" in library
+    assert all(t.startswith(("u_x", "d_x")) for t in library), library

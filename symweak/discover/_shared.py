@@ -16,9 +16,12 @@ from ..ir import Term, function_applications
 
 __all__ = [
     "bump_for_orders",
+    "conservation_form",
+    "conserves",
     "distinct_functions",
     "equation_libraries",
     "filter_library",
+    "is_flux_term",
     "kept_indices",
     "make_tests",
     "spectral_radius",
@@ -284,7 +287,7 @@ def equation_libraries(problem, library):
 
     constraints = problem.constraints
     specs = [*(constraints.rules if constraints is not None else ()), *problem.rules]
-    libs = {lhs: list(library) for lhs in problem.lhs}
+    libs = conservation_form({lhs: list(library) for lhs in problem.lhs}, constraints)
     if not specs:
         return libs, [], []
     coords, fields = problem.coords, problem.fields
@@ -296,12 +299,45 @@ def equation_libraries(problem, library):
             [a.short(), b.short(), [[t.short(), p.short(), k] for t, p, k in pairs]]
             for a, b, pairs in ties
         ]
+    libs = conservation_form(libs, constraints)  # again: rules may have added terms
     if constraints is not None and constraints.keep:
         for lhs, lib in libs.items():
             lib.extend(t for t in constraints.keep if t not in lib and t != lhs)
     for report in reports:
         log.info("%s", report)
     return libs, reports, ties
+
+
+def conserves(lhs: Term, constraints) -> bool:
+    """Whether ``conserved:`` puts the equation of ``lhs`` in conservation form."""
+    return bool(
+        constraints is not None
+        and constraints.conserved
+        and any(f.func.__name__ in constraints.conserved for f in lhs.fields)
+    )
+
+
+def is_flux_term(term: Term, lhs: Term) -> bool:
+    """A derivative along a coordinate the left-hand side does not take (d_x(J) for u_t):
+    what a conservation law u_t = d_x(J) may hold."""
+    own = set(lhs.order)
+    return any(n and c not in own for c, n in term.order.items())
+
+
+def conservation_form(libs: dict, constraints) -> dict:
+    """``libs`` with the equations that ``conserved:`` names reduced to terms in
+    conservation form (:func:`is_flux_term`); the others unchanged."""
+    out = {}
+    for lhs, lib in libs.items():
+        if conserves(lhs, constraints):
+            kept = [t for t in lib if is_flux_term(t, lhs)]
+            gone = [t.short() for t in lib if t not in kept]
+            if gone:
+                log.info("conserved: %s loses %s", lhs.short(), ", ".join(gone))
+            out[lhs] = kept
+        else:
+            out[lhs] = lib
+    return out
 
 
 def kept_indices(terms: Sequence[Term], constraints) -> list[int]:

@@ -78,8 +78,8 @@ CONSTRAINT_ERRORS: dict[str, list[str]] = {
     ],
     (
         "Unknown statement. Statements are `lhs:`, `fields:`, `coords:`, `ops:`, `order:`, "
-        "`forbid:`, `keep:`, `add:`, `inputs:`, `rule NAME: ...`, or a built-in rule such as "
-        "`galilean(u, v)`."
+        "`forbid:`, `keep:`, `add:`, `inputs:`, `conserved:`, `rule NAME: ...`, or a built-in "
+        "rule such as `galilean(u, v)`."
     ): ["foo: u", "lhs: u_t\nbar: x", "fields: u\n2"],
     "Each `order:` item is `coordinate <= integer`, e.g. `order: x <= 4`.": [
         "order: x = 4",
@@ -254,6 +254,9 @@ class Constraints:
     #: ``inputs: u, u_x``: the fields and field derivatives candidate terms are built from
     #: (empty: the fields alone, every term D^α F(U))
     inputs: tuple[sympy.Expr, ...] = ()
+    #: ``conserved: u``: the fields whose equations are in conservation form (every
+    #: right-hand-side term a derivative along a coordinate the left-hand side does not take)
+    conserved: tuple[str, ...] = ()
     rules: tuple[RuleSpec, ...] = ()
     text: str = ""
 
@@ -719,6 +722,7 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
     keep: list[Term] = []
     add: list[Term] = []
     inputs: list[sympy.Expr] = []
+    conserved: list[str] = []
     ops = None
     max_order: dict[str, int] = {}
     rules: list[RuleSpec] = []
@@ -754,6 +758,17 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
             add.extend(terms_of(stmt))
         elif kind == "inputs_stmt":
             _inputs(stmt, builder, text, inputs)
+        elif kind == "conserved_stmt":
+            for tok in stmt.children[0].children:
+                try:
+                    builder._field(tok)
+                except _Semantic as exc:
+                    raise GrammarError(exc.message, text, exc.line, exc.column, exc.hint) from None
+                if str(tok) in conserved:
+                    raise GrammarError(
+                        f"`{tok}` is listed twice in `conserved:`.", text, tok.line, tok.column
+                    )
+                conserved.append(str(tok))
         elif kind == "ops_stmt":
             if ops is not None:
                 raise GrammarError("`ops:` is given twice.", text, *_position(stmt))
@@ -777,6 +792,7 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
         keep=tuple(keep),
         add=tuple(add),
         inputs=tuple(inputs),
+        conserved=tuple(conserved),
         rules=tuple(rules),
         text=text,
     )

@@ -15,10 +15,12 @@ from ..._errors import SymweakError
 from ...compile import compile_expressions
 from ...symnet import library_from_network
 from .._shared import (
+    conserves,
     distinct_functions,
     equation_libraries,
     filter_library,
     has_fitted_constants,
+    is_flux_term,
     union,
 )
 
@@ -174,7 +176,10 @@ def run(state) -> Candidates:
         for d in jets
     ]
     for lhs in problem.lhs:  # product terms join every equation's own fit
-        libraries[lhs] = libraries[lhs] + [t for t in products if t not in libraries[lhs]]
+        own = [t for t in products if t not in libraries[lhs]]
+        if conserves(lhs, problem.constraints):
+            own = [t for t in own if is_flux_term(t, lhs)]
+        libraries[lhs] = libraries[lhs] + own
     readable_cols = [
         [position[t] for t in libraries[lhs] if not has_fitted_constants(t)]
         for lhs in problem.lhs
