@@ -488,7 +488,7 @@ def test_a_function_of_the_field_near_its_taylor_polynomial_with_shape_tol():
     assert s.e_inf < 0.05, res.short()
 
 
-def test_equations_tied_by_u1_get_intervals_and_probabilities_on_both_sides():
+def test_equations_tied_by_u1_get_intervals_probabilities_and_a_front_on_both_sides():
     """NLS with `u1(u, v) as equivariant` on the network path: the two equations share one
     joint fit; each shown term has an interval and an inclusion probability, and v_t's
     intervals are the ties' images of u_t's (u_xx = -1 x v_xx, |psi|^2 u = -1 x |psi|^2 v)."""
@@ -516,3 +516,16 @@ def test_equations_tied_by_u1_get_intervals_and_probabilities_on_both_sides():
     lo, hi = unc["u_t"]["v^3"]["interval"]
     assert unc["v_t"]["u^3"]["interval"] == (-hi, -lo)
     assert lo < -0.9 and hi > -1.1 and hi - lo < 0.3  # the truth -1, informative
+    # one Pareto front of joint supports, split per equation: the same sizes and residuals
+    fronts = res.pareto
+    assert set(fronts) == {"u_t", "v_t"} and len(fronts["u_t"]) == len(fronts["v_t"])
+    for p_u, p_v in zip(fronts["u_t"], fronts["v_t"]):
+        assert (p_u.complexity, p_u.held_out, p_u.chosen) == (
+            p_v.complexity,
+            p_v.held_out,
+            p_v.chosen,
+        )
+    chosen = [(p_u, p_v) for p_u, p_v in zip(fronts["u_t"], fronts["v_t"]) if p_u.chosen]
+    assert [(a.equation.short(4), b.equation.short(4)) for a, b in chosen] == [
+        (res.system[0].short(4), res.system[1].short(4))
+    ]

@@ -97,3 +97,16 @@ def test_tied_equations_get_intervals_from_their_joint_design():
     probs = tied_probabilities(designs, ties, fits)
     assert probs[ut] == {lib_a[0]: 1.0, lib_a[1]: 0.1, lib_a[2]: 0.9}
     assert probs[vt] == {lib_b[0]: 1.0, lib_b[2]: 0.9, lib_b[1]: 0.2}
+    # the Pareto front of joint supports, split per equation, the partner's k times
+    from symweak.regress import tied_pareto
+
+    fronts = tied_pareto(
+        designs, ties, fits, lambda G, b, chosen, terms: pareto_front(G, b, chosen=chosen)
+    )
+    (chosen_u,) = [p for p in fronts[ut] if p["chosen"]]
+    (chosen_v,) = [p for p in fronts[vt] if p["chosen"]]
+    assert set(chosen_u["terms"]) == {lib_a[0], lib_a[2]}
+    assert chosen_v["terms"] == {lib_b[0]: -chosen_u["terms"][lib_a[0]],
+                                 lib_b[2]: -chosen_u["terms"][lib_a[2]]}  # fmt: skip
+    assert chosen_u["terms"][lib_a[0]] == pytest.approx(1.0, abs=0.01)
+    assert [p["held_out"] for p in fronts[ut]] == [p["held_out"] for p in fronts[vt]]

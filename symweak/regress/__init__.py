@@ -1,8 +1,10 @@
 """Least squares, sequential thresholding and model selection (no torch)."""
 
 from ._complexity import fit_equations as fit_equations
+from ._complexity import split_joint as split_joint
 from ._complexity import term_complexity as term_complexity
 from ._complexity import tied_intervals as tied_intervals
+from ._complexity import tied_pareto as tied_pareto
 from ._complexity import tied_probabilities as tied_probabilities
 from ._sparse import CRITERIA as CRITERIA
 from ._sparse import LOG_PENALTY as LOG_PENALTY

@@ -144,17 +144,60 @@ def tied_intervals(designs, ties, fits, interval_fn, others=()) -> dict:
             J, _, _ = _tied_design(lib_o, G_o, lib_ob, G_ob, pairs)
             coef = refit(J, np.concatenate([b_o, b_ob]), fit.support)
             lo, hi = np.minimum(lo, coef), np.maximum(hi, coef)
-        side_a, side_b = {}, {}
-        for j in fit.support:
-            side, t = names[j]
-            if side == "a":
-                side_a[t] = (float(lo[j]), float(hi[j]))
-                if t in partner:
-                    p, k = partner[t]
-                    side_b[p] = tuple(sorted((float(k * lo[j]), float(k * hi[j]))))
-            else:
-                side_b[t] = (float(lo[j]), float(hi[j]))
-        out[lhs], out[other] = side_a, side_b
+        lows, highs = split_joint(names, partner, lo, fit.support), split_joint(
+            names, partner, hi, fit.support
+        )
+        out[lhs], out[other] = (
+            {t: tuple(sorted((lows[i][t], highs[i][t]))) for t in lows[i]} for i in (0, 1)
+        )
+    return out
+
+
+def split_joint(names, partner, values, support) -> tuple[dict, dict]:
+    """Per-column ``values`` of a tied pair's joint design, restricted to ``support``, as
+    ``({term: value} of equation A, {term: value} of equation B)``: a tied column gives A's
+    term its value and B's partner k times it."""
+    side_a, side_b = {}, {}
+    for j in support:
+        side, t = names[j]
+        v = float(values[j])
+        if side == "a":
+            side_a[t] = v
+            if t in partner:
+                p, k = partner[t]
+                side_b[p] = float(k * v)
+        else:
+            side_b[t] = v
+    return side_a, side_b
+
+
+def tied_pareto(designs, ties, fits, front_fn) -> dict:
+    """Pareto fronts of equations tied by ``pair`` rules, computed on their joint design by
+    ``front_fn(G, b, chosen, terms) -> [ParetoPoint]`` (``terms``: the joint columns' terms):
+    ``{lhs: [{"terms": {term: coefficient}, "complexity", "held_out", "chosen"}]}``, each
+    point split into the two equations' parts (the same complexity and held-out residual)."""
+    out = {}
+    tied = {a: (b, pairs) for a, b, pairs in ties if a in designs and b in designs}
+    for lhs, (other, pairs) in tied.items():
+        lib, G, b = designs[lhs]
+        lib_b, G_b, b_b = designs[other]
+        joint, names, partner = _tied_design(lib, G, lib_b, G_b, pairs)
+        fit = fits[lhs]
+        if len(fit.coef) != joint.shape[1]:
+            continue
+        front = front_fn(joint, np.concatenate([b, b_b]), fit.support, [t for _, t in names])
+        out[lhs], out[other] = [], []
+        for point in front:
+            parts = split_joint(names, partner, point.coef, point.support)
+            for key, part in zip((lhs, other), parts):
+                out[key].append(
+                    {
+                        "terms": part,
+                        "complexity": point.complexity,
+                        "held_out": point.held_out,
+                        "chosen": point.chosen,
+                    }
+                )
     return out
 
 

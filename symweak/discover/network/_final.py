@@ -52,6 +52,7 @@ from ...regress import (
     stability_selection,
     term_complexity,
     tied_intervals,
+    tied_pareto,
     tied_probabilities,
     tls_refit,
 )
@@ -308,13 +309,18 @@ def run(state, cands) -> list[Equation]:
             others = [v[2] for k, v in tried.items() if v[2] is not system]
             _uncertainty(state, cands, system, e, cols, fit, record, others)
         elif lhs in tied_ci:
-            # equations fitted jointly by a pair rule: intervals from their joint design (no
-            # Pareto front: its supports would be joint ones)
+            # equations fitted jointly by a pair rule: intervals and the Pareto front from
+            # their joint design, each front point this equation's part of a joint support
+            intervals, front = tied_ci[lhs]
             record.intervals = {
                 name: interval
-                for term, (lo, hi) in tied_ci[lhs].items()
+                for term, (lo, hi) in intervals.items()
                 for name, interval in _split_interval(lhs, term, lo, hi).items()
             }
+            record.pareto = [
+                {**point, "terms": {t.short(): c for t, c in point["terms"].items()}}
+                for point in front
+            ]
         history.fits.append(record)
     return [Equation(lhs, results[lhs][0]) for lhs in state.problem.lhs]
 
@@ -337,8 +343,9 @@ def _designs(state, cands, G, b, readable) -> dict:
 
 
 def _tied_uncertainty(state, cands, system, others, results, readable) -> dict:
-    """Bootstrap intervals of equations tied by pair rules, on their joint design (rows of
-    both equations resampled), widened by the support refitted on the other variants."""
+    """``{lhs: (intervals, Pareto front)}`` of equations tied by pair rules, on their joint
+    design: bootstrap intervals (rows of both equations resampled) widened by the support
+    refitted on the other variants, and the front of joint supports split per equation."""
     cfg = state.config
     tls = cfg.final.final_estimator == "tls"
 
@@ -352,10 +359,18 @@ def _tied_uncertainty(state, cands, system, others, results, readable) -> dict:
             G, b, support, resamples=cfg.final.bootstrap_resamples, seed=seed, tls=tls
         )
 
+    def front_fn(G, b, chosen, terms):
+        weights = term_complexity(terms, cfg.selection.complexity)
+        keep = kept_indices(terms, state.problem.constraints)
+        return pareto_front(G, b, chosen=chosen, complexity=weights, keep=keep, seed=seed, tls=tls)
+
     refit = lambda G, b, support: refit_support(G, b, support, tls)  # noqa: E731
     more = [(designs(*o), refit) for o in others] if cfg.final.interval_envelope else []
     fits = {lhs: fit for lhs, (_, fit) in results.items()}
-    return tied_intervals(designs(*system), cands.ties, fits, interval_fn, more)
+    main = designs(*system)
+    intervals = tied_intervals(main, cands.ties, fits, interval_fn, more)
+    fronts = tied_pareto(main, cands.ties, fits, front_fn)
+    return {lhs: (intervals.get(lhs, {}), fronts.get(lhs, [])) for lhs in intervals}
 
 
 def _uncertainty(state, cands, system, e, cols, fit, record, others=()) -> None:
