@@ -180,7 +180,8 @@ def test_complex_field_given_directly_is_split_with_the_u1_hypothesis(caplog):
         res = symweak.discover(obs, lhs="psi_t", progress=False)
     assert (
         "symweak: complex field(s) split into real and imaginary parts (psi = u + i v) with the "
-        "U(1) hypothesis; left-hand sides psi_t -> u_t, v_t" in caplog.text
+        "U(1) hypothesis; left-hand sides psi_t -> u_t, v_t (constraints=\"u1(u, v) as "
+        "equivariant\" imposes the phase symmetry instead)" in caplog.text
     )
     assert res.settings["complex_split"] == {"psi": ["u", "v"]}
     assert res.history.grid.rules[0]["rule"] == "u1(u, v)"
@@ -193,8 +194,14 @@ def test_complex_field_given_directly_is_split_with_the_u1_hypothesis(caplog):
     for got, want in zip(res.system, truth):
         assert got.isclose(want, rtol=1e-6)
     # a U(1) rule stated for the pair replaces the hypothesis instead of joining it
-    res = symweak.discover(
-        obs, lhs="psi_t", constraints="u1(u, v) as equivariant", progress=False
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="symweak"):
+        res = symweak.discover(
+            obs, lhs="psi_t", constraints="u1(u, v) as equivariant", progress=False
+        )
+    assert (
+        "symweak: complex field(s) split into real and imaginary parts (psi = u + i v); "
+        "left-hand sides psi_t -> u_t, v_t\n" in caplog.text
     )
     assert [r["rule"] for r in res.history.grid.rules] == ["u1(u, v) as equivariant"]
     for got, want in zip(res.system, truth):

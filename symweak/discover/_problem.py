@@ -58,8 +58,9 @@ class Problem:
         obs = as_observations(data)
         check_seed(seed)
         split: dict[str, tuple[str, str]] = {}
+        given = lhs
         if obs.is_complex:
-            obs, split, lhs = _split_complex(obs, lhs)
+            obs, split, lhs, given = _split_complex(obs, lhs)
         opset = (
             parse_operators(ops) if ops is not None and not isinstance(ops, OperatorSet) else ops
         )
@@ -81,6 +82,7 @@ class Problem:
             stated = {tuple(r.fields) for r in specs if r.name == "u1"}
             stated |= {(r.real, r.imag) for r in bound if isinstance(r, U1)}
             bound = [*bound, *(U1(re, im) for re, im in split.values() if (re, im) not in stated)]
+            _say_split(split, given, lhs, stated)
         return cls(obs, lhs_terms, opset, cons, bound, int(seed), split)
 
     def max_order(self, configured: Mapping[str, int] | None) -> dict[str, int]:
@@ -204,16 +206,28 @@ def _split_complex(obs: Observations, lhs):
     elif isinstance(lhs, str):
         for f, (a, b) in names.items():
             lhs = re.sub(rf"\b{re.escape(f)}_(t+)\b", rf"{a}_\1, {b}_\1", lhs)
-    # a warning, so that it shows without any logging set up: the run now has one equation
-    # per part (and takes longer than the user may expect)
+    return obs, names, lhs, given
+
+
+def _say_split(names: dict, given, lhs, stated: set) -> None:
+    """A warning, so that it shows without any logging set up: the run now has one
+    equation per part (and takes longer than the user may expect)."""
+    hypothesis = [(a, b) for a, b in names.values() if (a, b) not in stated]
     log.warning(
-        "symweak: complex field(s) split into real and imaginary parts (%s) with the U(1) "
-        "hypothesis; left-hand sides %s -> %s",
+        "symweak: complex field(s) split into real and imaginary parts (%s)%s; left-hand "
+        "sides %s -> %s%s",
         ", ".join(f"{f} = {a} + i {b}" for f, (a, b) in names.items()),
+        " with the U(1) hypothesis" if hypothesis else "",
         given if given is not None else "(default)",
         lhs,
+        (
+            ' (constraints="'
+            + "; ".join(f"u1({a}, {b}) as equivariant" for a, b in hypothesis)
+            + '" imposes the phase symmetry instead)'
+        )
+        if hypothesis
+        else "",
     )
-    return obs, names, lhs
 
 
 def _check_rules(rules, obs) -> list:
