@@ -117,6 +117,18 @@ def fit_equations(designs, ties, fit_fn):
     return out
 
 
+def _tied_pairs(designs, ties):
+    """Per tie between two of ``designs``: (lhs A, lhs B, the tied pairs, the joint design,
+    its stacked left-hand side, its columns' (side, term) names, A's partners)."""
+    for a, other, pairs in ties:
+        if a not in designs or other not in designs:
+            continue
+        lib, G, b = designs[a]
+        lib_b, G_b, b_b = designs[other]
+        joint, names, partner = _tied_design(lib, G, lib_b, G_b, pairs)
+        yield a, other, pairs, joint, np.concatenate([b, b_b]), names, partner
+
+
 def tied_intervals(designs, ties, fits, interval_fn, others=()) -> dict:
     """Intervals of the coefficients of equations tied by ``pair`` rules:
     ``{lhs: {term: (low, high)}}`` for both equations of each tie.
@@ -128,15 +140,11 @@ def tied_intervals(designs, ties, fits, interval_fn, others=()) -> dict:
     ``others=[(designs, refit), ...]``, each interval widened to hold those coefficients.
     A tied partner's interval is its factor k times the shared one."""
     out = {}
-    tied = {a: (b, pairs) for a, b, pairs in ties if a in designs and b in designs}
-    for lhs, (other, pairs) in tied.items():
-        lib, G, b = designs[lhs]
-        lib_b, G_b, b_b = designs[other]
-        joint, names, partner = _tied_design(lib, G, lib_b, G_b, pairs)
+    for lhs, other, pairs, joint, b_joint, names, partner in _tied_pairs(designs, ties):
         fit = fits[lhs]
         if len(fit.coef) != joint.shape[1]:
             continue
-        lo, hi = interval_fn(joint, np.concatenate([b, b_b]), fit.support)
+        lo, hi = interval_fn(joint, b_joint, fit.support)
         lo, hi = np.array(lo, dtype=float), np.array(hi, dtype=float)
         for more, refit in others:
             lib_o, G_o, b_o = more[lhs]
@@ -177,15 +185,11 @@ def tied_pareto(designs, ties, fits, front_fn) -> dict:
     ``{lhs: [{"terms": {term: coefficient}, "complexity", "held_out", "chosen"}]}``, each
     point split into the two equations' parts (the same complexity and held-out residual)."""
     out = {}
-    tied = {a: (b, pairs) for a, b, pairs in ties if a in designs and b in designs}
-    for lhs, (other, pairs) in tied.items():
-        lib, G, b = designs[lhs]
-        lib_b, G_b, b_b = designs[other]
-        joint, names, partner = _tied_design(lib, G, lib_b, G_b, pairs)
+    for lhs, other, _, joint, b_joint, names, partner in _tied_pairs(designs, ties):
         fit = fits[lhs]
         if len(fit.coef) != joint.shape[1]:
             continue
-        front = front_fn(joint, np.concatenate([b, b_b]), fit.support, [t for _, t in names])
+        front = front_fn(joint, b_joint, fit.support, [t for _, t in names])
         out[lhs], out[other] = [], []
         for point in front:
             parts = split_joint(names, partner, point.coef, point.support)
@@ -206,11 +210,7 @@ def tied_probabilities(designs, ties, fits) -> dict:
     the joint fit's probability of each shared column, given to the term in both equations
     (0 are left out; empty where the fit has none)."""
     out = {}
-    tied = {a: (b, pairs) for a, b, pairs in ties if a in designs and b in designs}
-    for lhs, (other, pairs) in tied.items():
-        lib, G, _ = designs[lhs]
-        lib_b, G_b, _ = designs[other]
-        _, names, partner = _tied_design(lib, G, lib_b, G_b, pairs)
+    for lhs, other, _, _, _, names, partner in _tied_pairs(designs, ties):
         probs = getattr(fits[lhs], "probabilities", None)
         side_a, side_b = {}, {}
         if probs is not None and len(probs) == len(names):

@@ -322,6 +322,8 @@ class Rule:
             # terms whose F is a sum ((u² + v²)·v) are matched by their expansions
             sums = {}
             for t in libraries[dest]:
+                if not isinstance(sympy.expand(t.F), sympy.Add):
+                    continue  # one monomial: matched as a single term below
                 ex = _expansion(t, coords)
                 if len(ex) > 1:
                     sums.setdefault(frozenset(ex), []).append((t, ex))
