@@ -40,6 +40,28 @@ def test_full_grid_burgers_contract(burgers):
     assert res.method == "grid" and res.seed == 0
 
 
+def test_full_grid_burgers_with_time_in_hundredths(burgers):
+    # the same Burgers data with time in hundredths, then thousandths: each coefficient 100
+    # (1 000) times larger. The paper's radius η·L_min on every axis made the x supports a
+    # few grid points wide and discover stopped with an error; beyond an aspect of 8 the
+    # long axis gets η·L_x/8, the same supports in both units.
+    grid = burgers.grid
+
+    def fit(scale):
+        fast = symweak.Observations.from_grid(
+            burgers.to_grid("u"), t=np.asarray(grid.axes["t"]) * scale, x=grid.axes["x"]
+        )
+        return symweak.discover(fast, ops="+,-,*,sin", lhs="u_t", seed=0).coefficients
+
+    a, b = fit(0.01), fit(0.001)
+    flux, diffusion = sympy.Derivative(U**2, x), sympy.Derivative(U, (x, 2))
+    assert set(a) == set(b) == {flux, diffusion}
+    assert a[flux] == pytest.approx(-50.0, rel=1e-3)
+    assert a[diffusion] == pytest.approx(10.0, rel=1e-3)
+    for term, value in a.items():
+        assert b[term] == pytest.approx(10 * value, rel=1e-6)
+
+
 def test_noisy_burgers_structure_and_determinism(burgers):
     noisy = burgers.add_noise(0.2, seed=1)
     a = symweak.discover(noisy, seed=3)

@@ -18,6 +18,7 @@ from symweak.weak import (
     make_bump,
     trapezoid_weights,
 )
+from symweak.weak._supports import isotropic_base
 
 S = sympy.Symbol("s")
 
@@ -83,6 +84,47 @@ def test_axis_scaled_and_lattice_supports():
     )
     with pytest.raises(SymweakError, match="eta"):
         TestFunctionSet.random(BOUNDS, 10, eta=(0.3, 0.6))
+
+
+def test_cap_radii_do_not_depend_on_the_units_of_a_short_time_axis():
+    # time in tenths, then in hundredths of the unit: the same supports, every t radius (and
+    # the t spectral radius) scaled alike; x (more than 8 times longer) keeps its radii
+    def draw(scale):
+        return TestFunctionSet.random(
+            {"t": (0.0, 1.0 * scale), "x": (-8.0, 8.0)}, 200, seed=3, scale="cap",
+            radius={"t": 0.2 * scale, "x": 5.0},
+        )  # fmt: skip
+
+    tenths, hundredths = draw(0.1), draw(0.01)
+    np.testing.assert_allclose(hundredths.radii[:, 0], tenths.radii[:, 0] / 10, rtol=1e-12)
+    np.testing.assert_allclose(hundredths.radii[:, 1], tenths.radii[:, 1], rtol=1e-12)
+    # x: η·L_x/8 = 0.4 .. 0.8 (below 0.8 x its spectral radius), not η·L_t
+    assert tenths.radii[:, 1].min() >= 0.2 * 16 / 8 - 1e-12
+    assert tenths.radii[:, 1].max() <= 0.4 * 16 / 8 + 1e-12
+
+
+def test_paper_radii_on_axes_of_very_different_length():
+    tf = TestFunctionSet.random({"t": (0.0, 0.2), "x": (0.0, 100.0)}, 50, seed=0)
+    # x is 500 times longer than t: η·L_x/8 there instead of η·L_t (too few grid points)
+    np.testing.assert_allclose(tf.radii[:, 1] / tf.radii[:, 0], 100.0 / 8 / 0.2)
+    assert isotropic_base(np.array([10.0, 16.0])).tolist() == [10.0, 10.0]
+    assert isotropic_base(np.array([0.2, 100.0])).tolist() == [0.2, 12.5]
+
+
+def test_radii_floor_keeps_supports_wider_than_the_quadrature_grid():
+    from symweak.discover._shared import support_floor
+
+    floor = support_floor({"t": np.linspace(0.0, 2000.0, 51), "x": np.linspace(0, 100, 86)})
+    assert floor == pytest.approx({"t": 60.0, "x": 1.5 * 100 / 85})
+    plain = TestFunctionSet.random({"t": (0.0, 2000.0), "x": (0.0, 100.0)}, 300, seed=1)
+    floored = TestFunctionSet.random(
+        {"t": (0.0, 2000.0), "x": (0.0, 100.0)}, 300, seed=1, floor=floor
+    )
+    assert plain.radii[:, 0].min() < 60.0  # η·2000/8 = 50 .. 100
+    assert floored.radii[:, 0].min() == pytest.approx(60.0)
+    raised = plain.radii[:, 0] < 60.0
+    np.testing.assert_array_equal(floored.radii[~raised], plain.radii[~raised])
+    assert floored.how == "paper, floored" and plain.how == "paper"
 
 
 def test_corner_wavenumber_separates_signal_from_noise():

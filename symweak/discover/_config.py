@@ -16,7 +16,8 @@ Test-function radii have one vocabulary for both methods (``scale``):
 
 * ``"cap"``: the paper's η·L_min, capped per axis by a radius read off the data's (or the
   surrogate's) spectrum (the grid method called this ``"hybrid"``);
-* ``"paper"``: η·L_min on every axis;
+* ``"paper"``: η·L_min on every axis (an axis more than 8× longer than the shortest:
+  η·L_i/8, ``symweak.weak._supports.ISOTROPY_ASPECT``);
 * ``"axis"``: η·L_i per axis;
 * ``"spectrum"``: the spectrum's radius alone (the grid method called this ``"auto"``).
 """

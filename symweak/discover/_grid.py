@@ -30,6 +30,7 @@ from ._shared import (
     kept_indices,
     make_tests,
     spectral_radius,
+    support_floor,
     term_families,
     union,
 )
@@ -209,6 +210,7 @@ def _test_functions(problem, config, axes, grids, orders):
         tcfg.scale,
         radius,
         domain=problem.obs.domain,
+        floor=support_floor(axes),
     )
 
 

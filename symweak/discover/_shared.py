@@ -57,14 +57,34 @@ def spectral_radius(axes, grids: Sequence[np.ndarray], bump: str) -> dict[str, f
     return radius
 
 
-def _draw_tests(bounds, n: int, eta, seed: int, bump: str, scale: str, radius=None):
+#: no test-function radius below this many quadrature spacings of its axis: a support then
+#: spans more than 3 spacings, so it holds the 3 grid points the assembly asks for at least
+#: (a draw with smaller radii stopped discover with an error; every benchmark row's radii
+#: are above this, so none changes)
+MIN_SUPPORT_SPACINGS = 1.5
+
+
+def support_floor(axes) -> dict[str, float]:
+    """Per axis, :data:`MIN_SUPPORT_SPACINGS` times the quadrature grid's widest spacing."""
+    return {
+        n: MIN_SUPPORT_SPACINGS * float(np.max(np.diff(np.asarray(a, dtype=float))))
+        for n, a in axes.items()
+        if len(a) > 1
+    }
+
+
+def _draw_tests(bounds, n: int, eta, seed: int, bump: str, scale: str, radius=None, floor=None):
     from ..weak import TestFunctionSet
 
     if scale == "cap":
-        return TestFunctionSet.random(bounds, n, eta, seed, bump, scale="cap", radius=radius)
+        return TestFunctionSet.random(
+            bounds, n, eta, seed, bump, scale="cap", radius=radius, floor=floor
+        )
     if scale == "spectrum":
-        return TestFunctionSet.random(bounds, n, eta, seed, bump, scale="paper", radius=radius)
-    return TestFunctionSet.random(bounds, n, eta, seed, bump, scale=scale)
+        return TestFunctionSet.random(
+            bounds, n, eta, seed, bump, scale="paper", radius=radius, floor=floor
+        )
+    return TestFunctionSet.random(bounds, n, eta, seed, bump, scale=scale, floor=floor)
 
 
 #: draws of candidate test functions tried before giving up on filling a domain
@@ -94,9 +114,11 @@ def make_tests(
     domain=None,
     points=None,
     min_points: int = 0,
+    floor=None,
 ):
     """The test functions for one radii ``scale`` (see :mod:`symweak.discover._config`);
-    ``radius`` is the spectral radius that ``"cap"`` and ``"spectrum"`` use.
+    ``radius`` is the spectral radius that ``"cap"`` and ``"spectrum"`` use; ``floor``
+    (:func:`support_floor`) the smallest radius per axis.
 
     With a ``domain`` (:class:`symweak.Domain`), candidates are drawn in seeded batches and
     only those whose support lies wholly inside the domain (in space) are kept, until ``n``
@@ -117,7 +139,7 @@ def make_tests(
             return points_inside(pts, centers, radii) >= min_points
 
     if domain is None:
-        tests = _draw_tests(bounds, n, eta, seed, bump, scale, radius)
+        tests = _draw_tests(bounds, n, eta, seed, bump, scale, radius, floor)
         if near is None:
             return tests
         ok = near(tests.centers, tests.radii)
@@ -126,8 +148,9 @@ def make_tests(
         need = min(n, max(8, n // 4))
         label = f"with >= {min_points} observations in the support"
         found, tried = _inside(
-            bounds, n, eta, seed, bump, scale, radius, near, "nearby", label, first=(tests, ok)
-        )
+            bounds, n, eta, seed, bump, scale, radius, near, "nearby", label,
+            first=(tests, ok), floor=floor,
+        )  # fmt: skip
         if found is None or len(found) < need:
             raise SymweakError(
                 f"Only {0 if found is None else len(found)} of {tried} test functions drawn "
@@ -152,7 +175,7 @@ def make_tests(
         eta_s = (eta[0] * shrink, eta[1] * shrink)
         radius_s = None if radius is None else {k: v * shrink for k, v in radius.items()}
         tests, tried = _inside(
-            bounds, n, eta_s, seed, bump, scale, radius_s, accept, "domain", label
+            bounds, n, eta_s, seed, bump, scale, radius_s, accept, "domain", label, floor=floor
         )
         drawn += tried
         if tests is not None and len(tests) >= need:
@@ -172,7 +195,9 @@ def make_tests(
     )
 
 
-def _inside(bounds, n, eta, seed, bump, scale, radius, accept, stream, label, first=None):
+def _inside(
+    bounds, n, eta, seed, bump, scale, radius, accept, stream, label, first=None, floor=None
+):
     """Up to ``n`` test functions that ``accept(centers, radii)`` passes (None if none), and
     how many were drawn: from seeded batches of stream ``stream``, after the ones of
     ``first`` = (a drawn set, its acceptance mask) where given; ``label`` says in ``how``
@@ -193,7 +218,7 @@ def _inside(bounds, n, eta, seed, bump, scale, radius, accept, stream, label, fi
             break
         batch = _draw_tests(
             bounds, max(2 * n, 64), eta, child_seed(seed, stream) + 7 * attempt, bump, scale,
-            radius,
+            radius, floor,
         )  # fmt: skip
         if first is None:
             first = batch

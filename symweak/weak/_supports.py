@@ -15,6 +15,21 @@ __all__ = ["TestFunctionSet", "corner_wavenumber"]
 
 Bounds = Mapping[str, tuple[float, float]]
 
+#: the paper's radius η·L_min is the same on every axis, which presumes axes of comparable
+#: length in their units (every benchmark row has L_max/L_min <= 6). An axis more than this
+#: many times longer than the shortest gets η·L_i/ISOTROPY_ASPECT instead: with time in
+#: hundredths of the unit (a heat equation on x in [0, 100), t in [0, 0.2)) η·L_min made the
+#: x supports 0.04–0.08 wide on a 100-long axis, fewer than 3 quadrature points, and
+#: discover stopped with an error.
+ISOTROPY_ASPECT = 8.0
+
+
+def isotropic_base(lengths: np.ndarray) -> np.ndarray:
+    """Per axis, the length the paper's η multiplies: L_min, or L_i/ISOTROPY_ASPECT on an axis
+    more than ISOTROPY_ASPECT times longer than the shortest."""
+    lengths = np.asarray(lengths, dtype=float)
+    return np.maximum(lengths.min(), lengths / ISOTROPY_ASPECT)
+
 
 def _bounds(bounds: Bounds) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
     names = tuple(bounds)
@@ -65,15 +80,19 @@ class TestFunctionSet:
         scale: str = "paper",
         radius: Mapping[str, float] | None = None,
         spread: tuple[float, float] = (0.8, 1.25),
+        floor: Mapping[str, float] | None = None,
     ) -> TestFunctionSet:
         """Random supports, seeded.
 
         ``scale="paper"``: r_k ~ U(η_min, η_max)·L_min, the same radius on every axis, and
-        c_k ~ U(Ω_r) so the support stays inside the domain (the paper's rule).
+        c_k ~ U(Ω_r) so the support stays inside the domain (the paper's rule); an axis
+        more than :data:`ISOTROPY_ASPECT` times longer than the shortest gets
+        r_k·L_i/(ISOTROPY_ASPECT·L_min) (:func:`isotropic_base`).
         ``scale="axis"``: r_{k,i} = η_k·L_i, one η_k per test function, scaled per axis.
         ``radius={...}`` (e.g. from :func:`TestFunctionSet.auto_radius`): r_{k,i} = ρ_k·radius_i
         with ρ_k ~ U(spread); with ``scale="cap"`` as well, the paper's radius capped per axis
-        by ρ_k·radius_i.
+        by ρ_k·radius_i. ``floor={...}``: no radius below floor_i on axis i (e.g. a few
+        quadrature spacings, so that every support holds enough grid points).
         """
         names, lo, hi = _bounds(bounds)
         if not (isinstance(n, int) and n >= 1):
@@ -86,9 +105,9 @@ class TestFunctionSet:
         if radius is not None and scale == "cap":
             # the paper's radii, capped per axis by a data-driven radius
             base = np.array([float(radius[nm]) for nm in names])
-            r = rng.uniform(emin, emax, size=n) * lengths.min()
+            r = rng.uniform(emin, emax, size=n)[:, None] * isotropic_base(lengths)[None, :]
             rho = rng.uniform(spread[0], spread[1], size=(n, 1))
-            radii = np.minimum(r[:, None], rho * base[None, :])
+            radii = np.minimum(r, rho * base[None, :])
             radii = np.minimum(radii, 0.499 * lengths[None, :])
             how = "paper capped by spectrum"
         elif radius is not None:
@@ -97,8 +116,8 @@ class TestFunctionSet:
             radii = np.minimum(rho * base[None, :], 0.499 * lengths[None, :])
             how = "auto"
         elif scale == "paper":
-            r = rng.uniform(emin, emax, size=n) * lengths.min()
-            radii = np.repeat(r[:, None], len(names), axis=1)
+            r = rng.uniform(emin, emax, size=n)
+            radii = r[:, None] * isotropic_base(lengths)[None, :]
             how = "paper"
         elif scale == "axis":
             e = rng.uniform(emin, emax, size=(n, 1))
@@ -106,6 +125,11 @@ class TestFunctionSet:
             how = "axis"
         else:
             raise SymweakError(f"scale must be 'paper' or 'axis', got {scale!r}.")
+        if floor is not None:
+            low = np.array([float(floor.get(nm, 0.0)) for nm in names])
+            if np.any(radii < low[None, :]):
+                radii = np.minimum(np.maximum(radii, low[None, :]), 0.499 * lengths[None, :])
+                how += ", floored"
         u = rng.uniform(0.0, 1.0, size=(n, len(names)))
         centers = lo + radii + u * (lengths - 2 * radii)
         return cls(names, centers, radii, make_bump(bump), how)

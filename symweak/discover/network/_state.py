@@ -26,7 +26,7 @@ from ...surrogate import DataTerm
 from ...surrogate._model import held_out_term
 from ...symnet import SymNet
 from ...weak import WeakAssembler
-from .._shared import bump_for_orders, make_tests, spectral_radius
+from .._shared import bump_for_orders, make_tests, spectral_radius, support_floor
 
 __all__ = ["NetworkState", "quadrature_axes"]
 
@@ -180,6 +180,7 @@ class NetworkState:
             domain=self.problem.obs.domain,
             points=self._points() if tcfg.min_points else None,
             min_points=tcfg.min_points,
+            floor=support_floor(self.quad.axes_np),
         )
 
     def _points(self) -> np.ndarray:
