@@ -282,6 +282,21 @@ def test_scattered_points_off_grid():
     )
 
 
+def test_network_on_a_large_field_with_time_in_hundredths():
+    # a user's units: the field in units 1e4 times smaller (magnitude 1e4) and time in
+    # hundredths, so u_t = -100 u_x + 10 u_xx. Before: the isotropic radius η·L_t left the x
+    # supports a grid point wide (an error), and u ~ 1e4 overflowed the search (NaN)
+    obs = advection_diffusion().sample(0.1, seed=0)
+    user = Observations(
+        coords={"t": obs.coords["t"] / 100, "x": obs.coords["x"]},
+        fields={"u": 1e4 * obs.fields["u"]},
+    )
+    res = symweak.discover(user, ops="id,^2,*", lhs="u_t", seed=0, **FAST, progress=False)
+    s = score(res.ir, symweak.parse_equation("u_t = -100*u_x + 10*u_xx"))
+    assert s.tpr == 1.0, res.short()
+    assert s.e_inf < 0.1, res.short()
+
+
 def _correction_case(ratio=0.2):
     from symweak.weak import TestFunctionSet, WeakAssembler
 

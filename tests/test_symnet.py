@@ -53,6 +53,30 @@ def test_expressions_of_a_known_network():
     assert g.edges[("field", "u"), ("slot", 0, 0)]["weight"] == 2.0
 
 
+def test_large_fields_enter_the_network_divided_by_a_power_of_ten():
+    from symweak.symnet._network import field_scales
+
+    assert field_scales([[3e4, 0.5], [-2e4, -0.5]]) == [1e4, 1.0]
+    assert field_scales([[2e-4], [-3e-4]]) == [1e-4]
+    assert field_scales([[50.0], [-80.0]]) == [1.0]  # inside [0.01, 100]: as given
+    net = SymNet(
+        [U], parse_operators("^2,*"), nodes_per_op=1, depth=1, counts=(1,), input_scale=[1e4]
+    )
+    with torch.no_grad():
+        net.weights[0].copy_(torch.tensor([[2.0], [1.0], [3.0]], dtype=torch.float64))
+        net.biases[0].copy_(torch.tensor([1.0, 0.0, 0.0], dtype=torch.float64))
+    net.fix_architecture()
+    square, product = net.expressions()
+    target = sympy.Poly(sympy.expand((2 * U / 10000 + 1) ** 2), U).all_coeffs()
+    got = sympy.Poly(sympy.expand(square), U).all_coeffs()
+    assert [float(c) for c in got] == pytest.approx([float(c) for c in target], rel=1e-12)
+    assert float(sympy.expand(product).coeff(U**2)) == pytest.approx(3e-8, rel=1e-12)
+    out = net(torch.tensor([[2e4]], dtype=torch.float64))
+    assert out.tolist() == [[25.0, 12.0]]  # (2·2 + 1)², 3·2² on u/1e4 = 2
+    with pytest.raises(SymweakError, match="input_scale needs one positive number per field"):
+        SymNet([U], parse_operators("*"), input_scale=[0.0])
+
+
 def test_snapping_and_taylor():
     assert snap_arguments(sympy.sin(sympy.Float(0.98) * U + sympy.Float(0.01))) == sympy.sin(U)
     series = taylor_small_arguments(sympy.sin(sympy.Float(0.1) * U), {"u": 1.0})

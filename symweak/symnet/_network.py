@@ -27,7 +27,29 @@ from .._errors import SymweakError
 from ..compile import compile_expressions
 from ..grammar import OperatorSet
 
-__all__ = ["SymNet"]
+__all__ = ["SymNet", "field_scales"]
+
+#: fields whose root mean square lies outside [1/FIELD_RANGE, FIELD_RANGE] enter the symbolic
+#: network divided by the nearest power of ten (pressure in Pa, 1e4: the search's products
+#: overflowed and discover stopped on a NaN); inside it they enter as given
+FIELD_RANGE = 100.0
+
+
+def field_scales(values) -> list[float]:
+    """Per field (the columns of ``values``, shape (N, h)), the power of ten it is divided by
+    before the symbolic network: 1 where its root mean square is within [1/FIELD_RANGE,
+    FIELD_RANGE], otherwise 10^round(log10(rms))."""
+    import numpy as np
+
+    values = np.asarray(values, dtype=float)
+    out = []
+    for column in values.reshape(len(values), -1).T:
+        rms = float(np.sqrt(np.mean(column[np.isfinite(column)] ** 2))) if column.size else 1.0
+        if rms > 0 and not (1.0 / FIELD_RANGE <= rms <= FIELD_RANGE):
+            out.append(float(10.0 ** round(np.log10(rms))))
+        else:
+            out.append(1.0)
+    return out
 
 
 class SymNet(nn.Module):
@@ -43,7 +65,11 @@ class SymNet(nn.Module):
         seed: int = 0,
         dtype: torch.dtype = torch.float64,
         init_scale: float = 0.5,
+        input_scale: Sequence[float] | None = None,
     ) -> None:
+        """``input_scale``: each field is divided by its entry before the first layer (and
+        in :meth:`expressions`), so that fields of magnitude 1e4 do not overflow the
+        products of the search (see :func:`field_scales`)."""
         super().__init__()
         if not len(ops):
             raise SymweakError("The operator set is empty.")
@@ -63,6 +89,11 @@ class SymNet(nn.Module):
         self.weights = nn.ParameterList()
         self.biases = nn.ParameterList()
         in_dim = len(self.fields)
+        scales = [1.0] * in_dim if input_scale is None else [float(v) for v in input_scale]
+        if len(scales) != in_dim or not all(v > 0 and v < float("inf") for v in scales):
+            raise SymweakError(f"input_scale needs one positive number per field, got {scales}.")
+        self.input_scale = scales
+        self.register_buffer("_inv_scale", torch.tensor([1.0 / v for v in scales], dtype=dtype))
         for _ in range(depth):
             w = torch.randn(self.slots, in_dim, generator=gen, dtype=torch.float64) * init_scale
             self.weights.append(nn.Parameter(w.to(dtype)))
@@ -147,7 +178,7 @@ class SymNet(nn.Module):
 
     def forward(self, U: torch.Tensor) -> torch.Tensor:
         """F(U) of shape (..., width) for field values U of shape (..., h)."""
-        z = U
+        z = U if all(v == 1.0 for v in self.input_scale) else U * self._inv_scale.to(U.dtype)
         if self.fixed is None:
             masks = self.soft_masks()
             beta = torch.softmax(self.beta, dim=0)
@@ -179,7 +210,10 @@ class SymNet(nn.Module):
         if self.fixed is None:
             raise SymweakError("Fix the architecture before reading expressions back.")
         masks = self.hard_masks().cpu().tolist()
-        z: list[sympy.Expr] = list(self.fields)
+        z: list[sympy.Expr] = [
+            f if v == 1.0 else f / sympy.Integer(v) if float(v).is_integer() else f / sympy.Float(v)
+            for f, v in zip(self.fields, self.input_scale)
+        ]
         for l in range(self.fixed["depth"]):
             W = self.weights[l].detach().double().cpu()
             b = self.biases[l].detach().double().cpu()

@@ -25,6 +25,7 @@ from ...ir import multi_indices
 from ...surrogate import DataTerm
 from ...surrogate._model import held_out_term
 from ...symnet import SymNet
+from ...symnet._network import field_scales
 from ...weak import WeakAssembler
 from .._shared import bump_for_orders, make_tests, spectral_radius, support_floor
 
@@ -138,6 +139,9 @@ class NetworkState:
             cfg.counts,
             seed=problem.seed,
             dtype=self.wdtype,
+            input_scale=field_scales(
+                np.column_stack([np.real(problem.obs.field(n)) for n in problem.obs.field_names])
+            ),
         ).to(self.device)
         if not cfg.search:  # the ablation "without NAS": the complete network, fixed
             self.net.fixed = {
