@@ -297,6 +297,43 @@ def test_network_on_a_large_field_with_time_in_hundredths():
     assert s.e_inf < 0.1, res.short()
 
 
+def test_snapshots_at_scattered_times_use_the_network_on_an_even_grid():
+    # 16 snapshots at scattered times, every x: the data fill a lattice, but its t axis is
+    # too coarse and uneven to integrate test functions on (the full-grid method returned
+    # ten terms for the heat equation); auto now picks the network method, which integrates
+    # the surrogate on an even t axis
+    from symweak.discover._api import _auto_method
+    from symweak.discover._shared import lattice_axis_ok
+    from symweak.discover.network._state import quadrature_axes
+
+    full = advection_diffusion()
+    t, x = full.grid.axes["t"], full.grid.axes["x"]
+    times = np.sort(np.random.default_rng(0).choice(len(t), 16, replace=False))
+    snaps = Observations.from_grid(full.to_grid("u")[times], t=t[times], x=x)
+    assert snaps.is_full_grid and _auto_method(snaps) == "network"
+    assert _auto_method(full) == "grid"
+    assert not lattice_axis_ok(t[times]) and lattice_axis_ok(x)
+    axes, _ = quadrature_axes(snaps, 8000)
+    np.testing.assert_array_equal(axes["x"], x)
+    np.testing.assert_allclose(axes["t"], np.linspace(t[times][0], t[times][-1], 179))
+    res = symweak.discover(snaps, ops="id,^2,*", lhs="u_t", seed=0, **FAST, progress=False)
+    assert res.method == "network"
+    s = score(res.ir, symweak.parse_equation("u_t = -1.0*u_x + 0.1*u_xx"))
+    assert s.tpr == 1.0, res.short()
+    assert s.e_inf < 0.1, res.short()
+
+
+def test_lattice_axes_fine_and_even_enough_to_integrate_on():
+    from symweak.discover._shared import lattice_axis_ok
+
+    assert lattice_axis_ok(np.linspace(0, 1, 41))
+    assert not lattice_axis_ok(np.linspace(0, 1, 24))  # fewer than 32 nodes
+    uneven = np.sort(np.random.default_rng(1).uniform(0, 1, 64))
+    assert not lattice_axis_ok(uneven)  # gaps several times the median spacing
+    jitter = np.linspace(0, 1, 64) + np.random.default_rng(2).uniform(-1e-3, 1e-3, 64)
+    assert lattice_axis_ok(np.sort(jitter))
+
+
 def _correction_case(ratio=0.2):
     from symweak.weak import TestFunctionSet, WeakAssembler
 

@@ -57,6 +57,23 @@ def spectral_radius(axes, grids: Sequence[np.ndarray], bump: str) -> dict[str, f
     return radius
 
 
+#: a lattice axis of the data is integrated on only with at least this many points ...
+LATTICE_MIN_POINTS = 32
+#: ... and no gap wider than this many times its median spacing
+LATTICE_MAX_GAP = 1.5
+
+
+def lattice_axis_ok(axis) -> bool:
+    """Whether a data lattice's axis is fine and even enough to integrate test functions on:
+    a simulation grid is; 24 sensors at scattered positions, or 12 snapshots at scattered
+    times, are not (a support then holds a handful of unevenly spaced nodes)."""
+    a = np.asarray(axis, dtype=float)
+    if len(a) < LATTICE_MIN_POINTS:
+        return False
+    steps = np.diff(a)
+    return bool(steps.max() <= LATTICE_MAX_GAP * np.median(steps))
+
+
 #: no test-function radius below this many quadrature spacings of its axis: a support then
 #: spans more than 3 spacings, so it holds the 3 grid points the assembly asks for at least
 #: (a draw with smaller radii stopped discover with an error; every benchmark row's radii

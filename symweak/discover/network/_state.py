@@ -27,19 +27,36 @@ from ...surrogate._model import held_out_term
 from ...symnet import SymNet
 from ...symnet._network import field_scales
 from ...weak import WeakAssembler
-from .._shared import bump_for_orders, make_tests, spectral_radius, support_floor
+from .._shared import (
+    bump_for_orders,
+    lattice_axis_ok,
+    make_tests,
+    spectral_radius,
+    support_floor,
+)
 
 __all__ = ["NetworkState", "quadrature_axes"]
 
 
 def quadrature_axes(obs, target: int) -> tuple[dict[str, np.ndarray], tuple[int, ...]]:
     """The grid the surrogate is evaluated on, and the strides of the (coarser) grid the
-    network phases integrate on (at most ``target`` points)."""
+    network phases integrate on (at most ``target`` points).
+
+    Data on a lattice (a subsample of a simulation grid) are integrated on that lattice, so
+    that the final fit can correct the surrogate with the observations at its nodes. An
+    axis of the lattice that is coarse or uneven (:func:`lattice_axis_ok`: sensors at fixed
+    scattered positions, snapshots at scattered times) is replaced by an even one, as for
+    scattered data: the surrogate is a function of the coordinates and can be evaluated
+    anywhere (the heat equation from 24 sensors × 101 times: 0.058 u − 0.15 u² on the
+    sensors' 24 x nodes)."""
+    dims = len(obs.coord_names)
+    n = int(np.clip(round((4 * target) ** (1.0 / dims)), 16, 512))
     if obs.grid is not None:
-        axes = dict(obs.grid.axes)
+        axes = {
+            name: a if lattice_axis_ok(a) else np.linspace(a[0], a[-1], max(n, len(a)))
+            for name, a in obs.grid.axes.items()
+        }
     else:
-        dims = len(obs.coord_names)
-        n = int(np.clip(round((4 * target) ** (1.0 / dims)), 16, 512))
         axes = {name: np.linspace(lo, hi, n) for name, (lo, hi) in obs.bounds.items()}
     strides = [1] * len(axes)
     sizes = [len(a) for a in axes.values()]
