@@ -118,11 +118,16 @@ def read_table(
         raise DataError(f"{path.name}: the table has a header but no rows.")
     coord_names = _names(coords, "coords", path) or [c for c in _COORDS if c in columns]
     if "t" not in coord_names:
-        hint = next((c for c in columns if c.lower() in ("time", "t", "tt")), None)
+        hint = next(
+            (c for c in columns if c.lower() in ("t", "tt") or c.lower().startswith("time")),
+            None,
+        )
         fix = f"rename={{{hint!r}: 't'}}" if hint else "rename={'<time column>': 't'}"
+        cli = f"{hint}=t" if hint else "<time column>=t"
         raise DataError(
             f"{path.name}: no time column `t` (columns: {columns}). Name the coordinates with "
-            f"coords='t,x' and map other names with {fix}."
+            f"coords='t,x' and map other names with {fix} (on the command line: --coords t,x "
+            f"--rename {cli})."
         )
     chosen = _names(fields, "fields", path)
     if chosen is None:  # numeric columns; one with a few bad cells is reported, not dropped
