@@ -94,6 +94,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         for line in report:
             print(line, flush=True)
         return 0
+    if args.name == "units":
+        from .bench._units import units_report
+
+        for line in units_report(args.noise, args.seed, args.rest or None):
+            print(line, flush=True)
+        return 0
     if args.name == "paper":
         from .sweep import sweep
         from .sweep._paper import paper_report, paper_spec
@@ -486,8 +492,12 @@ def build_parser() -> argparse.ArgumentParser:
             "sweep (`symweak bench fullgrid [NAMES] [--classic]`)."
         ),
     )
-    p.add_argument("name", help="a system, `data`, `fullgrid`, `zoo`, `paper`, `speed`, `hole`")
-    p.add_argument("rest", nargs="*", help="system name(s) after `data` / `fullgrid`")
+    p.add_argument(
+        "name", help="a system, `data`, `fullgrid`, `zoo`, `paper`, `speed`, `hole`, `units`"
+    )
+    p.add_argument(
+        "rest", nargs="*", help="system name(s) after `data` / `fullgrid`; cases after `units`"
+    )
     p.add_argument("--noises", type=float, nargs="+", default=[0.0, 0.01, 0.1, 0.25, 0.5, 1.0])
     p.add_argument("--classic", action="store_true", help="fullgrid: use PDE-FIND's files")
     p.add_argument("--shared", default="../shared/data", help="folder of the classic files")

@@ -137,3 +137,42 @@ def test_score_system_matches_by_lhs_and_mse():
     assert mse == {"u": 2.0}
     with pytest.raises(ValueError, match="Left-hand sides differ"):
         score(Equation(Term(truth[1].lhs.F, "t"), {}), TRUE)
+
+
+@pytest.mark.parametrize("case", ["heat", "airy", "burgers"])
+def test_unit_cases_obey_their_equations(case):
+    from symweak.bench._units import UNIT_CASES
+
+    sim = UNIT_CASES[case].generator()
+    obs = symweak.Observations.from_grid(sim["fields"]["u"], t=sim["t"], x=sim["x"])
+    eq = parse_equation(UNIT_CASES[case].equation)
+    fit = strong_form_fit(obs, eq, {"t": False, "x": True})
+    for term, value in eq.coefficients.items():
+        assert fit[term] == pytest.approx(float(value), rel=0.01), (case, term.short())
+
+
+def test_unit_variants_change_units_and_layout_as_stated():
+    from symweak.bench._units import UNIT_CASES, VARIANTS, expected_equation, unit_case_data
+
+    assert expected_equation("burgers", "time in hundredths").short() == (
+        "u_t = -50*d_x(u^2) + 2*u_xx"
+    )
+    assert expected_equation("burgers", "field x 1e4").short() == (
+        "u_t = -5e-05*d_x(u^2) + 0.02*u_xx"
+    )
+    base = unit_case_data("heat", "as simulated")
+    assert len(base) == 2586 and base.grid is not None and not base.is_full_grid
+    fast = unit_case_data("heat", "time in hundredths")
+    np.testing.assert_allclose(fast.coords["t"], base.coords["t"] / 100)
+    np.testing.assert_array_equal(fast.fields["u"], base.fields["u"])
+    big = unit_case_data("heat", "field x 1e4")
+    np.testing.assert_allclose(big.fields["u"], 1e4 * base.fields["u"])
+    snaps = unit_case_data("heat", "12 snapshots")
+    assert snaps.is_full_grid and len(np.unique(snaps.coords["t"])) == 12 and len(snaps) == 3072
+    sensors = unit_case_data("airy", "24 sensors")
+    assert len(np.unique(sensors.coords["x"])) == 24 and len(sensors) == 24 * 101
+    noisy = unit_case_data("heat", "as simulated", noise=0.2)
+    spread = np.std(noisy.fields["u"] - base.fields["u"])
+    clean = UNIT_CASES["heat"].generator()["fields"]["u"]
+    assert 0.18 < spread / np.std(clean) < 0.22
+    assert set(VARIANTS) >= {"as simulated", "12 snapshots", "24 sensors"}

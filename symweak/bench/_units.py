@@ -1,0 +1,138 @@
+"""Data in a user's units and layouts (`symweak bench units`).
+
+Three textbook equations that none of the benchmark rows holds, each simulated once (Fourier
+ETDRK4, 101 × 256) and handed to ``symweak.discover`` the way a user would: point columns
+``t, x, u`` with no grid metadata, in other units or other layouts than the ones we
+simulate in. Each variant's true equation follows from the change of units (time × f
+divides every coefficient by f; the field × a multiplies a term of degree d by a^(1−d)),
+so every row is scored against the exact equation. Nothing was tuned on these cases; they
+exist to catch what a change of units or layout breaks (each of the fixes of 2026-11-24 —
+radii on axes of very different length, fields of magnitude 1e4, snapshots at scattered
+times — was found this way).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..data import Observations
+from ..ir import Equation, polynomial_degree
+from ._zoo import _periodic_1d
+
+__all__ = ["UNIT_CASES", "VARIANTS", "unit_case_data", "units_report"]
+
+
+@dataclass(frozen=True)
+class UnitCase:
+    name: str
+    equation: str
+    generator: Callable[[], dict]
+
+
+def _heat():
+    return _periodic_1d(
+        0.0, 100.0, 256, 20.0, 101,
+        {"u": lambda x: np.exp(-(((x - 30) / 6) ** 2)) + 0.6 * np.exp(-(((x - 65) / 9) ** 2))},
+        {"u": lambda k: -1.5 * k**2}, None, 10,
+    )  # fmt: skip
+
+
+def _airy():
+    return _periodic_1d(
+        0.0, 20.0, 256, 4.0, 101, {"u": lambda x: np.exp(-(((x - 8) / 1.2) ** 2))},
+        {"u": lambda k: -0.5j * k + 0.2j * k**3}, None, 10,
+    )  # fmt: skip
+
+
+def _burgers():
+    return _periodic_1d(
+        -1.0, 1.0, 256, 0.25, 101, {"u": lambda x: -np.sin(np.pi * x) + 0.3},
+        {"u": lambda k: -0.02 * k**2}, lambda f, D: {"u": -0.5 * D(f["u"] ** 2, 1)}, 40,
+    )  # fmt: skip
+
+
+#: the equations, in the units they are simulated in
+UNIT_CASES = {
+    c.name: c
+    for c in (
+        UnitCase("heat", "u_t = 1.5*u_xx", _heat),
+        UnitCase("airy", "u_t = -0.5*u_x - 0.2*u_xxx", _airy),
+        UnitCase("burgers", "u_t = -0.5*d_x(u^2) + 0.02*u_xx", _burgers),
+    )
+}
+
+#: variant -> (time factor, field factor, layout); layouts: ("random", ratio),
+#: ("snapshots", number of times), ("sensors", number of positions)
+VARIANTS = {
+    "as simulated": (1.0, 1.0, ("random", 0.1)),
+    "time in hundredths": (0.01, 1.0, ("random", 0.1)),
+    "time in hundreds": (100.0, 1.0, ("random", 0.1)),
+    "field x 1e4": (1.0, 1e4, ("random", 0.1)),
+    "12 snapshots": (1.0, 1.0, ("snapshots", 12)),
+    "64 sensors": (1.0, 1.0, ("sensors", 64)),
+    "24 sensors": (1.0, 1.0, ("sensors", 24)),
+}
+
+
+def expected_equation(case: str, variant: str) -> Equation:
+    """The case's equation in the variant's units."""
+    from ..grammar import parse_equation
+
+    tf, a, _ = VARIANTS[variant]
+    eq = parse_equation(UNIT_CASES[case].equation)
+    coefficients = {
+        term: float(c) * a ** (1 - max(polynomial_degree(term.F, term.fields), 1)) / tf
+        for term, c in eq.coefficients.items()
+    }
+    return Equation(eq.lhs, coefficients)
+
+
+def unit_case_data(case: str, variant: str, noise: float = 0.0, seed: int = 0) -> Observations:
+    """Point columns of the case in the variant's units and layout (noise: σ × the field's
+    standard deviation, Gaussian, seeded)."""
+    sim = UNIT_CASES[case].generator()
+    t, x, u = sim["t"], sim["x"], sim["fields"]["u"]
+    tf, a, (layout, k) = VARIANTS[variant]
+    rng = np.random.default_rng(seed)
+    if layout == "random":
+        index = rng.choice(u.size, round(k * u.size), replace=False)
+        it, ix = np.unravel_index(index, u.shape)
+    else:
+        if layout == "snapshots":
+            times, places = np.sort(rng.choice(len(t), k, replace=False)), np.arange(len(x))
+        else:
+            times, places = np.arange(len(t)), np.sort(rng.choice(len(x), k, replace=False))
+        it, ix = (g.ravel() for g in np.meshgrid(times, places, indexing="ij"))
+    order = rng.permutation(it.size)  # as a table would hold them: no grid order
+    it, ix = it[order], ix[order]
+    values = u[it, ix] + noise * float(np.std(u)) * rng.standard_normal(it.size)
+    return Observations(coords={"t": t[it] * tf, "x": x[ix]}, fields={"u": a * values})
+
+
+def units_report(noise: float = 0.0, seed: int = 0, cases=None, variants=None):
+    """Lines of the table (case, variant, points, TPR, E∞, seconds, equation), one per run."""
+    from ..discover import discover
+    from .metrics import score
+
+    yield "| case | variant | points | TPR | E∞ | seconds | expected | found |"
+    yield "|---|---|---|---|---|---|---|---|"
+    recovered = total = 0
+    for case in cases or UNIT_CASES:
+        for variant in variants or VARIANTS:
+            obs = unit_case_data(case, variant, noise, seed)
+            truth = expected_equation(case, variant)
+            start = time.perf_counter()
+            res = discover(obs, ops="+,-,*,sin", lhs="u_t", seed=seed, progress=False)
+            seconds = time.perf_counter() - start
+            s = score(res.ir, truth)
+            recovered += s.tpr == 1.0
+            total += 1
+            yield (
+                f"| {case} | {variant} | {len(obs)} | {s.tpr:.2f} | {s.e_inf:.4f} | "
+                f"{seconds:.1f} | `{truth.short()}` | `{res.ir.short()}` |"
+            )
+    yield f"recovered (TPR = 1): {recovered} of {total}, noise {noise:g}, seed {seed}"
