@@ -160,6 +160,10 @@ def test_unit_variants_change_units_and_layout_as_stated():
     assert expected_equation("burgers", "field x 1e4").short() == (
         "u_t = -5e-05*d_x(u^2) + 0.02*u_xx"
     )
+    assert expected_equation("burgers", "field + 300").short() == (
+        "u_t = 300*u_x - 0.5*d_x(u^2) + 0.02*u_xx"
+    )
+    assert expected_equation("heat", "field + 300").short() == "u_t = 1.5*u_xx"
     base = unit_case_data("heat", "as simulated")
     assert len(base) == 2586 and base.grid is not None and not base.is_full_grid
     fast = unit_case_data("heat", "time in hundredths")
@@ -167,6 +171,8 @@ def test_unit_variants_change_units_and_layout_as_stated():
     np.testing.assert_array_equal(fast.fields["u"], base.fields["u"])
     big = unit_case_data("heat", "field x 1e4")
     np.testing.assert_allclose(big.fields["u"], 1e4 * base.fields["u"])
+    kelvin = unit_case_data("heat", "field + 300")
+    np.testing.assert_allclose(kelvin.fields["u"], base.fields["u"] + 300)
     snaps = unit_case_data("heat", "12 snapshots")
     assert snaps.is_full_grid and len(np.unique(snaps.coords["t"])) == 12 and len(snaps) == 3072
     sensors = unit_case_data("airy", "24 sensors")

@@ -291,3 +291,25 @@ def test_polynomial_moments_exact(order, radius):
     lhs = np.sum(w * bump.derivative(s, order) * s**order)
     rhs = (-1) ** order * math.factorial(order) * np.sum(w * bump(s))
     assert lhs == pytest.approx(rhs, rel=1e-9)
+
+
+def test_derivative_rows_integrate_constants_and_lines_to_zero():
+    # ∫ D^n φ · 1 = 0 (and · x for n >= 2) hold to rounding, so a field's offset (a
+    # temperature of 300 K) does not leak into its derivative columns
+    t = np.linspace(0.0, 20.0, 101)
+    x = np.linspace(0.0, 100.0, 256, endpoint=False)
+    tests = TestFunctionSet.random({"t": (0.0, 20.0), "x": (0.0, 99.6)}, 100, seed=0, bump="poly:8")
+    asm = WeakAssembler({"t": t, "x": x}, tests, {"t": 1, "x": 2})
+    T, X = np.meshgrid(t, x, indexing="ij")
+    one = torch.ones(len(t), len(x), dtype=torch.float64)
+    line = torch.as_tensor(X)
+    scale = asm.integrate(torch.as_tensor(np.cos(X / 5.0))[None], [(0, 2)]).abs().max()
+    assert asm.integrate(one[None], [(0, 2)]).abs().max() < 1e-12 * scale
+    assert asm.integrate(one[None], [(1, 0)]).abs().max() < 1e-12 * scale
+    assert asm.integrate(line[None], [(0, 2)]).abs().max() < 1e-12 * scale
+    field = np.exp(-(((X - 30 - 0.5 * T) / 6) ** 2))
+    cols = [
+        asm.integrate(torch.as_tensor(field + c)[None], [(0, 2)]).numpy().ravel()
+        for c in (0.0, 300.0)
+    ]
+    np.testing.assert_allclose(cols[1], cols[0], rtol=0, atol=1e-12 * np.abs(cols[0]).max())

@@ -109,7 +109,7 @@ def _systems(state, cands, scales, n_final):
     if cfg.final.final_grid == "coarse" or all(st == 1 for st in quad.strides):
         grid = quad.axes
         assemblers = [
-            state.asm64
+            state.asm_final
             if ts is state.tests
             else WeakAssembler(quad.axes_np, ts, state.orders, device=state.device)
             for ts in sets
