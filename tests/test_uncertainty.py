@@ -110,3 +110,18 @@ def test_tied_equations_get_intervals_from_their_joint_design():
                                  lib_b[2]: -chosen_u["terms"][lib_a[2]]}  # fmt: skip
     assert chosen_u["terms"][lib_a[0]] == pytest.approx(1.0, abs=0.01)
     assert [p["held_out"] for p in fronts[ut]] == [p["held_out"] for p in fronts[vt]]
+
+
+def test_pareto_front_judges_the_chosen_support_less_each_term():
+    # a spurious term chosen beside the true ones: the chosen support less that term is a
+    # candidate of its own (the greedy paths are cut to one term here, so it can come from
+    # nowhere else); it is on the front, and the chosen one is still marked
+    rng = np.random.default_rng(3)
+    G = rng.standard_normal((300, 5))
+    b = G @ np.array([0.0, 0.0, 1.0, -0.5, 0.0]) + 0.02 * rng.standard_normal(300)
+    front = pareto_front(G, b, chosen=[0, 2, 3], seed=0, tls=False, max_terms=1)
+    assert [p.support for p in front] == [(2,), (2, 3), (0, 2, 3)]
+    assert [p.chosen for p in front] == [False, False, True]
+    truth = front[1]
+    assert truth.held_out <= front[2].held_out
+    np.testing.assert_allclose(truth.coef[[2, 3]], [1.0, -0.5], atol=0.01)

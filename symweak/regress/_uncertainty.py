@@ -100,7 +100,9 @@ def pareto_front(
     """Supports no simpler support beats on held-out test functions, simplest first.
 
     Candidates: the nested supports of greedy backward and forward selection (one per size,
-    up to ``max_terms``) and ``chosen``. Each is fitted on a random half of the rows and
+    up to ``max_terms``), ``chosen``, and ``chosen`` less each of its terms (the equation
+    without a doubtful term is what a reader asks for first, and the greedy paths need not
+    pass through it). Each is fitted on a random half of the rows and
     scored by ‖G_B ξ − b_B‖/‖b_B‖ on the other half; a support is on the front when every
     simpler one scores worse. ``chosen`` is always listed (marked), even when it is not on
     the front, so that a reader sees where the selection landed.
@@ -110,6 +112,12 @@ def pareto_front(
     weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
     chosen_key = tuple(sorted(int(j) for j in chosen))
     supports = {chosen_key} if chosen_key else set()
+    kept = {int(k) for k in keep}
+    supports.update(
+        tuple(j for j in chosen_key if j != drop)
+        for drop in chosen_key
+        if drop not in kept and len(chosen_key) > 1
+    )
     for path in (backward_path(G, b, keep), forward_path(G, b, keep)):
         supports.update(tuple(sorted(s)) for s in path if 0 < len(s) <= max_terms)
     order = np.random.default_rng(seed).permutation(K)
