@@ -182,3 +182,12 @@ def test_unit_variants_change_units_and_layout_as_stated():
     clean = UNIT_CASES["heat"].generator()["fields"]["u"]
     assert 0.18 < spread / np.std(clean) < 0.22
     assert set(VARIANTS) >= {"as simulated", "12 snapshots", "24 sensors"}
+
+
+def test_units_report_names_an_unknown_case_before_running():
+    from symweak import SymweakError
+    from symweak.bench._units import units_report
+
+    message = r"Unknown units case or variant \['heta'\]; known: heat, airy, burgers\."
+    with pytest.raises(SymweakError, match=message):
+        next(units_report(cases=["heta"]))

@@ -122,9 +122,16 @@ def unit_case_data(case: str, variant: str, noise: float = 0.0, seed: int = 0) -
 
 def units_report(noise: float = 0.0, seed: int = 0, cases=None, variants=None):
     """Lines of the table (case, variant, points, TPR, E∞, seconds, equation), one per run."""
+    from .._errors import SymweakError
     from ..discover import discover
     from .metrics import score
 
+    for name, known in ((cases, UNIT_CASES), (variants, VARIANTS)):
+        unknown = [c for c in name or () if c not in known]
+        if unknown:
+            raise SymweakError(
+                f"Unknown units case or variant {unknown}; known: {', '.join(known)}."
+            )
     yield "| case | variant | points | TPR | E∞ | seconds | expected | found |"
     yield "|---|---|---|---|---|---|---|---|"
     recovered = total = 0
