@@ -99,25 +99,30 @@ def expected_equation(case: str, variant: str) -> Equation:
 
 
 def unit_case_data(case: str, variant: str, noise: float = 0.0, seed: int = 0) -> Observations:
-    """Point columns of the case in the variant's units and layout (noise: σ × the field's
-    standard deviation, Gaussian, seeded)."""
+    """Point columns of the case in the variant's units and layout. Sampling and noise are
+    the project's own (``Observations.sample`` / ``subset`` and ``add_noise``: σ × the RMS of
+    the sampled values, as in every other table), applied in the simulation's units; then
+    the units change and the rows are shuffled as a table would hold them."""
     sim = UNIT_CASES[case].generator()
-    t, x, u = sim["t"], sim["x"], sim["fields"]["u"]
+    t, x = sim["t"], sim["x"]
+    grid = Observations.from_grid(sim["fields"]["u"], t=t, x=x)
     tf, a, c, (layout, k) = VARIANTS[variant]
     rng = np.random.default_rng(seed)
     if layout == "random":
-        index = rng.choice(u.size, round(k * u.size), replace=False)
-        it, ix = np.unravel_index(index, u.shape)
+        obs = grid.sample(k, seed=seed)
     else:
         if layout == "snapshots":
             times, places = np.sort(rng.choice(len(t), k, replace=False)), np.arange(len(x))
         else:
             times, places = np.arange(len(t)), np.sort(rng.choice(len(x), k, replace=False))
-        it, ix = (g.ravel() for g in np.meshgrid(times, places, indexing="ij"))
-    order = rng.permutation(it.size)  # as a table would hold them: no grid order
-    it, ix = it[order], ix[order]
-    values = u[it, ix] + noise * float(np.std(u)) * rng.standard_normal(it.size)
-    return Observations(coords={"t": t[it] * tf, "x": x[ix]}, fields={"u": a * values + c})
+        obs = grid.subset(np.ravel_multi_index(np.ix_(times, places), (len(t), len(x))).ravel())
+    if noise > 0.0:
+        obs = obs.add_noise(noise, seed=seed)
+    order = rng.permutation(len(obs))  # no grid order, no grid metadata
+    return Observations(
+        coords={"t": obs.coords["t"][order] * tf, "x": obs.coords["x"][order]},
+        fields={"u": a * obs.fields["u"][order] + c},
+    )
 
 
 def units_report(noise: float = 0.0, seed: int = 0, cases=None, variants=None):
