@@ -1,11 +1,12 @@
 """A function term must explain the weak form clearly better than its polynomial expansion."""
 
 import numpy as np
+import pytest
 import sympy
 
 from symweak.discover._shared import polynomial_alternatives
 from symweak.ir import Term, field
-from symweak.regress import mstls, prefer_polynomials
+from symweak.regress import best_within, mstls, prefer_polynomials
 
 u, v = field("u", "tx"), field("v", "tx")
 
@@ -66,3 +67,78 @@ def test_a_function_the_data_need_stays():
 
     out = prefer_polynomials(G, b, fit, {3: [0, 1, 2]}, select, slack=0.25)
     assert out is fit
+
+
+def _open_fit_problem(b, G):
+    """The final phase's view of one equation u_t whose kept fit is the open form alone
+    (column 3, d_x(u·sin(0.8522 u + 0.2168))) among u_x, d_x(u²), d_xx(u³)."""
+    import types
+
+    import torch
+
+    from symweak.discover._config import Config
+    from symweak.regress import Fit
+
+    lib = [
+        Term(u, "x"),
+        Term(u**2, "x"),
+        Term(u**3, "xx"),
+        Term(u * sympy.sin(sympy.Float("0.8522") * u + sympy.Float("0.2168")), "x"),
+    ]
+    lhs = Term(u, "t")
+    state = types.SimpleNamespace(
+        config=Config(),
+        problem=types.SimpleNamespace(constraints=None, lhs=[lhs], seed=0),
+    )
+    cands = types.SimpleNamespace(
+        cols=[[0, 1, 2, 3]], readable_cols=[[0, 1, 2]], library=lib, ties=[]
+    )
+    coef = np.zeros(4)
+    coef[3] = (G[:, 3] @ b) / (G[:, 3] @ G[:, 3])
+    residual = float(np.linalg.norm(G[:, 3] * coef[3] - b) / np.linalg.norm(b))
+    results = {lhs: ({lib[3]: coef[3]}, Fit(coef, residual))}
+    return state, cands, (torch.tensor(G), torch.tensor(b[:, None])), residual, results
+
+
+def test_an_open_form_standing_in_for_two_readable_terms_is_dropped(monkeypatch):
+    """b = A + 0.3 B + noise and the open form ≈ A + 0.3 B: the penalised readable selection
+    keeps A alone (44 % above the open form), but A and B together, two terms against
+    one term with two fitted constants, fit better than it: the readable fit is kept."""
+    from symweak.discover.network import _final
+
+    rng = np.random.default_rng(0)
+    A, B, C, n1, n2 = rng.normal(size=(5, 200))
+    b = A + 0.3 * B + 0.2 * n1
+    G = np.column_stack([C, A, B, A + 0.3 * B + 0.2 * n2])
+    out = _final._prefer_readable(*_open_fit_problem(b, G))
+    assert out["kept"] == "readable"
+    assert out["open"] == pytest.approx(0.2618, abs=1e-4)
+    assert out["readable"] == pytest.approx(0.3767, abs=1e-4)  # one term: A
+    assert out["readable_within"] == pytest.approx(0.1949, abs=1e-4)  # A and B
+    monkeypatch.setattr(_final, "INNER_CONSTANT_COST", 0.0)  # the constants free again
+    assert _final._prefer_readable(*_open_fit_problem(b, G))["kept"] == "open"
+
+
+def test_an_open_form_the_data_need_is_kept():
+    """b is the open form's own column: no readable support within its complexity comes
+    near it."""
+    from symweak.discover.network import _final
+
+    rng = np.random.default_rng(1)
+    A, B, C, O, n1 = rng.normal(size=(5, 200))
+    b = O + 0.05 * n1
+    out = _final._prefer_readable(*_open_fit_problem(b, np.column_stack([C, A, B, O])))
+    assert out["kept"] == "open"
+    assert out["readable_within"] > 0.9
+
+
+def test_best_within_keeps_to_the_budget():
+    rng = np.random.default_rng(2)
+    G = rng.normal(size=(100, 4))
+    b = G[:, 0] + 0.5 * G[:, 2] + 0.01 * rng.normal(size=100)
+    weights = np.array([1.0, 1.0, 1.5, 1.0])
+    assert best_within(G, b, weights, 0.5) == ((), 1.0)
+    one, r1 = best_within(G, b, weights, 1.0)
+    assert one == (0,)
+    two, r2 = best_within(G, b, weights, 2.5)
+    assert two == (0, 2) and r2 < 0.02 < r1

@@ -10,6 +10,7 @@ from ._sparse import CRITERIA as CRITERIA
 from ._sparse import LOG_PENALTY as LOG_PENALTY
 from ._sparse import Fit as Fit
 from ._sparse import backward_path as backward_path
+from ._sparse import best_within as best_within
 from ._sparse import family_swaps as family_swaps
 from ._sparse import forward_path as forward_path
 from ._sparse import lstsq as lstsq

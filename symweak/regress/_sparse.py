@@ -15,6 +15,7 @@ from .._errors import SymweakError
 __all__ = [
     "Fit",
     "backward_path",
+    "best_within",
     "family_swaps",
     "forward_path",
     "lstsq",
@@ -285,6 +286,26 @@ def _refined_supports(G, b, supports, keep, sizes: int, seeds: int = 3) -> list[
         out.extend(refined)
         above = min(refined, key=residual) if refined else None
     return out
+
+
+def best_within(G, b, weights, budget: float, keep=()) -> tuple[tuple[int, ...], float]:
+    """The support of least relative residual ‖Gξ - b‖/‖b‖ among those whose summed
+    ``weights`` are at most ``budget``: the supports of the greedy forward and backward
+    paths and their swap-refined supports of each size (as :func:`mstls` sees them), each
+    refitted by least squares. ``((), 1.0)`` when no support fits the budget."""
+    G, b = _check(G, b)
+    weights = np.asarray(weights, dtype=float)
+    scales = _scales(G)
+    supports = [*backward_path(G, b, keep), *forward_path(G, b, keep)]
+    supports += _refined_supports(G, b, supports, keep, SWAP_SIZES)
+    best, best_res = (), 1.0
+    for sup in dict.fromkeys(tuple(sorted(int(i) for i in s)) for s in supports):
+        if not sup or weights[list(sup)].sum() > budget + 1e-9:
+            continue
+        res = _residual(G, b, _solve(G, b, np.asarray(sup, dtype=int), scales))
+        if res < best_res:
+            best, best_res = sup, res
+    return best, best_res
 
 
 def log_scorer(G: np.ndarray, b: np.ndarray, full: np.ndarray, weights: np.ndarray, penalty):

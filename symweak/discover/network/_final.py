@@ -37,12 +37,14 @@ import math
 import time
 
 import numpy as np
+import sympy
 import torch
 
 from ..._seeds import child_seed
 from ...ir import Equation
 from ...regress import (
     LOG_PENALTY,
+    best_within,
     bootstrap_intervals,
     fit_equations,
     mstls,
@@ -72,6 +74,9 @@ log = logging.getLogger("symweak")
 
 #: a function term's polynomial expansion: monomials of its fields up to this degree
 EXPANSION_DEGREE = 3
+#: when an open-form term's fit is judged against the readable terms, each constant fitted
+#: inside it counts as this many units of complexity (0: not counted)
+INNER_CONSTANT_COST = 1.0
 
 
 def _n_final(state, cands) -> int:
@@ -465,15 +470,58 @@ def _prefer_readable(state, cands, system, residual, results) -> dict:
         return {}
     other = float(np.mean([fit.residual for _, fit in found.values()]))
     kept = "readable" if other <= (1.0 + slack) * residual else "open"
+    out = {"open": residual, "readable": other}
+    if kept == "open" and INNER_CONSTANT_COST:
+        # the readable selection pays for every term it keeps; the open form's price left
+        # out what it was fitted with: its inner constants
+        out["readable_within"] = within = _readable_within(state, cands, system, results)
+        if within <= (1.0 + slack) * residual:
+            kept = "readable"
     log.info(
         "final fit: open-form terms %s (residual %.4g) vs terms without fitted constants "
-        "(%.4g): keeping the %s fit",
+        "(%.4g; %.4g at the open fit's complexity): keeping the %s fit",
         ", ".join(map(str, used)),
         residual,
         other,
+        out.get("readable_within", other),
         kept,
     )
-    return {"open": residual, "readable": other, "kept": kept, "fit": (found, made)}
+    return {**out, "kept": kept, "fit": (found, made)}
+
+
+def _inner_constants(term) -> int:
+    """How many constants a fit put inside ``term``'s F (sin(0.8522 u + 0.2168): 2)."""
+    return sum(1 for c in term.F.atoms(sympy.Number) if not c.is_integer)
+
+
+def _readable_within(state, cands, system, results) -> float:
+    """The mean over equations of the smallest weak-form residual of a support without
+    fitted constants that is no more complex than the equation's kept right-hand side,
+    each constant fitted inside an open form counted as ``INNER_CONSTANT_COST`` units
+    (an equation without open forms counts with its own residual)."""
+    how = state.config.selection.complexity
+    G, b = system[0].cpu().numpy(), system[1].cpu().numpy()
+    out = []
+    for e, lhs in enumerate(state.problem.lhs):
+        rhs, fit = results[lhs]
+        if not any(has_fitted_constants(t) for t in rhs):
+            out.append(fit.residual)
+            continue
+
+        def weights(terms):
+            w = term_complexity(terms, how)
+            return np.ones(len(terms)) if w is None else w
+
+        terms = list(rhs)
+        budget = float(weights(terms).sum()) + INNER_CONSTANT_COST * sum(
+            _inner_constants(t) for t in terms
+        )
+        cols = cands.readable_cols[e]
+        lib = [cands.library[j] for j in cols]
+        keep = kept_indices(lib, state.problem.constraints)
+        _, res = best_within(G[:, cols], b[:, e], weights(lib), budget, keep)
+        out.append(res)
+    return float(np.mean(out))
 
 
 def _open_terms(results) -> tuple:
