@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from ..._errors import SymweakError
+from ..._seeds import deterministic_torch
 from ...surrogate import choose_device
 from .._history import History
 from . import _extract, _final, _prune, _search, _tune, _warmup
@@ -22,9 +23,15 @@ __all__ = ["choose_kernels", "residual_correction", "run"]
 
 
 def run(problem, config, progress: bool = True):
-    """Run every phase; returns (equations, surrogate, history)."""
+    """Run every phase; returns (equations, surrogate, history). Same seed, same result:
+    torch's deterministic algorithms are on while it runs (:func:`deterministic_torch`)."""
     if problem.ops is None or not len(problem.ops):
         raise SymweakError("The network path needs an operator set, e.g. ops='id,^2,^3,sin,*'.")
+    with deterministic_torch():
+        return _run(problem, config, progress)
+
+
+def _run(problem, config, progress: bool):
     torch.manual_seed(problem.seed)
     device = choose_device(config.training.device)
     history = History()
