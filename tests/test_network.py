@@ -174,6 +174,10 @@ def test_network_is_deterministic(result):
             r"points_per_kernel must be two positive numbers \(clean, noisy\), got \(10,\)",
         ),
         ("noise_threshold", -0.1, r"noise_threshold must be a number >= 0, got -0\.1"),
+        ("evidence_epochs", -1, "evidence_epochs must be an integer >= 0, got -1"),
+        ("evidence_epochs", 2.5, r"evidence_epochs must be an integer >= 0, got 2\.5"),
+        ("evidence_weight", 0, "evidence_weight must be > 0, got 0"),
+        ("evidence_noise", -1, "evidence_noise must be a number >= 0, got -1"),
     ],
 )
 def test_bad_network_option_is_rejected_before_training(option, value, message):

@@ -343,6 +343,16 @@ class FinalFitConfig:
         NETWORK,
         "prefer terms without fitted constants inside F while the residual grows at most this",
     )
+    evidence_epochs: int = _entry(
+        600,
+        NETWORK,
+        "noisy 1-D data: judge the variants' supports by the data loss the surrogate keeps "
+        "under each, trained this many epochs (0: off)",
+    )
+    evidence_weight: float = _entry(30.0, NETWORK, "the weak residual's weight in that training")
+    evidence_noise: float = _entry(
+        0.05, NETWORK, "that judgement only where the estimated noise is at least this"
+    )
 
     def validate(self) -> None:
         for scale in self.final_tests or ():
@@ -360,6 +370,8 @@ class FinalFitConfig:
             _fail("uncertainty", "True or False", self.uncertainty)
         if not (_is_int(self.bootstrap_resamples) and self.bootstrap_resamples >= 10):
             _fail("bootstrap_resamples", "an integer >= 10", self.bootstrap_resamples)
+        if not (_is_int(self.evidence_epochs) and self.evidence_epochs >= 0):
+            _fail("evidence_epochs", "an integer >= 0", self.evidence_epochs)
         if self.stack_coefficients not in ("scale", "stack"):
             _fail("stack_coefficients", "'scale' or 'stack'", self.stack_coefficients)
         for name, low, strict, what in (
@@ -368,6 +380,8 @@ class FinalFitConfig:
             ("final_test_budget", 0, False, "a number >= 0"),
             ("final_switch", 1, False, "a number >= 1"),
             ("readable_slack", 0, False, "a number >= 0"),
+            ("evidence_weight", 0, True, "> 0"),
+            ("evidence_noise", 0, False, "a number >= 0"),
         ):
             v = getattr(self, name)
             if not (_is_number(v) and (v > low if strict else v >= low)):

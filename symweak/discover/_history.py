@@ -78,6 +78,9 @@ class FinalRecord:
     #: the variant whose system gave the coefficients (the kept one, or with the scales
     #: stacked, the single scale the residual rule picks)
     coefficients: str = ""
+    #: on noisy 1-D data: each candidate support's data-fit score and which was kept
+    #: (see symweak.discover.network._evidence)
+    evidence: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -66,6 +66,7 @@ from .._shared import (
     polynomial_alternatives,
     term_families,
 )
+from . import _evidence
 from ._correction import residual_correction
 
 __all__ = ["run"]
@@ -276,6 +277,16 @@ def run(state, cands) -> list[Equation]:
             source = _rule([(k, v[0]) for k, v in tried.items() if "&" not in k], cfg)
             system = tried[source][2]
         results, _ = _select(state, cands, *system, refit=made, readable=only_readable)
+    results, evidence = _evidence.run(
+        state,
+        cands,
+        tried,
+        results,
+        lambda G, b, readable: _select(state, cands, G, b, readable=readable),
+        system,
+    )
+    if evidence.get("switched"):
+        only_readable = ()  # the new support's coefficients are over the readable library
     history.phases["final"] = FinalRecord(
         seconds=time.perf_counter() - start,
         tests=chosen,
@@ -283,6 +294,7 @@ def run(state, cands) -> list[Equation]:
         residuals={k: v[0] for k, v in tried.items()},
         readable=readable,
         coefficients=source,
+        evidence=evidence,
     )
     history.fits = []
     tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
