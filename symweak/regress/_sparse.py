@@ -288,6 +288,15 @@ def _refined_supports(G, b, supports, keep, sizes: int, seeds: int = 3) -> list[
     return out
 
 
+def _path_supports(G, b, keep, extra=()) -> tuple[list, list]:
+    """(the supports of the greedy backward and forward paths followed by their
+    swap-refined supports, the refined ones alone): the best supports of each small size,
+    seeded by the paths and by ``extra`` supports, improved by single swaps."""
+    paths = [*backward_path(G, b, keep), *forward_path(G, b, keep)]
+    refined = _refined_supports(G, b, paths + list(extra), keep, SWAP_SIZES)
+    return paths + refined, refined
+
+
 def best_within(G, b, weights, budget: float, keep=()) -> tuple[tuple[int, ...], float]:
     """The support of least relative residual ‖Gξ - b‖/‖b‖ among those whose summed
     ``weights`` are at most ``budget``: the supports of the greedy forward and backward
@@ -296,8 +305,7 @@ def best_within(G, b, weights, budget: float, keep=()) -> tuple[tuple[int, ...],
     G, b = _check(G, b)
     weights = np.asarray(weights, dtype=float)
     scales = _scales(G)
-    supports = [*backward_path(G, b, keep), *forward_path(G, b, keep)]
-    supports += _refined_supports(G, b, supports, keep, SWAP_SIZES)
+    supports, _ = _path_supports(G, b, keep)
     best, best_res = (), 1.0
     for sup in dict.fromkeys(tuple(sorted(int(i) for i in s)) for s in supports):
         if not sup or weights[list(sup)].sum() > budget + 1e-9:
@@ -416,12 +424,9 @@ def mstls(
     candidates = [(float(lam), stlsq(G, b, float(lam), keep=keep)) for lam in thresholds]
     if backward:
         scales = _scales(G)
-        supports = [*backward_path(G, b, keep), *forward_path(G, b, keep)]
-        # the best supports of each small size, improved by single swaps
-        refined = _refined_supports(
-            G, b, supports + [tuple(f.support) for _, f in candidates], keep, SWAP_SIZES
+        supports, refined = _path_supports(
+            G, b, keep, [tuple(f.support) for _, f in candidates]
         )
-        supports += refined
         if families is not None:
             if len(families) != S:
                 raise SymweakError("families needs one (F, alpha) key per candidate term.")

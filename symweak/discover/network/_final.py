@@ -512,6 +512,11 @@ def _readable_within(state, cands, system, results) -> float:
     each constant fitted inside an open form counted as ``INNER_CONSTANT_COST`` units
     (an equation without open forms counts with its own residual)."""
     how = state.config.selection.complexity
+
+    def weights(terms):
+        w = term_complexity(terms, how)
+        return np.ones(len(terms)) if w is None else w
+
     G, b = system[0].cpu().numpy(), system[1].cpu().numpy()
     out = []
     for e, lhs in enumerate(state.problem.lhs):
@@ -519,11 +524,6 @@ def _readable_within(state, cands, system, results) -> float:
         if not any(has_fitted_constants(t) for t in rhs):
             out.append(fit.residual)
             continue
-
-        def weights(terms):
-            w = term_complexity(terms, how)
-            return np.ones(len(terms)) if w is None else w
-
         terms = list(rhs)
         budget = float(weights(terms).sum()) + INNER_CONSTANT_COST * sum(
             _inner_constants(t) for t in terms
