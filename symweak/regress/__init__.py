@@ -1,6 +1,10 @@
 """Least squares, sequential thresholding and model selection (no torch)."""
 
+from ._complexity import expand_fit as expand_fit
 from ._complexity import fit_equations as fit_equations
+from ._complexity import merge_columns as merge_columns
+from ._complexity import self_tie_groups as self_tie_groups
+from ._complexity import self_ties as self_ties
 from ._complexity import split_joint as split_joint
 from ._complexity import term_complexity as term_complexity
 from ._complexity import tied_intervals as tied_intervals

@@ -1,16 +1,25 @@
 """Per-term complexity weights for the sparsity penalty, and sparse fits of equations tied
-by ``pair`` rules (one joint design)."""
+by ``pair`` rules (one joint design; a rule that maps an equation onto itself ties terms
+within it: one merged column per group of tied terms, see :func:`self_tie_groups`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from .._errors import SymweakError
 from ..ir import Term, function_applications, polynomial_degree
 
-__all__ = ["fit_equations", "term_complexity"]
+__all__ = [
+    "expand_fit",
+    "fit_equations",
+    "merge_columns",
+    "self_tie_groups",
+    "self_ties",
+    "term_complexity",
+]
 
 #: what each application of a function that is not a polynomial (sin, tanh, exp) adds to a
 #: term's weight: sin u then weighs 1.25 against u's 1, so that where u and sin u explain the
@@ -88,10 +97,24 @@ def fit_equations(designs, ties, fit_fn):
     Returns ``{lhs: (rhs dict, fit)}``.
     """
     out = {}
-    tied = {a: (b, pairs) for a, b, pairs in ties if a in designs and b in designs}
+    tied = {a: (b, pairs) for a, b, pairs in ties if a in designs and b in designs and a != b}
     partners = {b for b, _ in tied.values()}
+    inner = self_ties(designs, ties)
+    both = sorted(lhs.short() for lhs in inner if lhs in tied or lhs in partners)
+    if both:
+        raise SymweakError(
+            f"The equation(s) {', '.join(both)} are tied both to another equation and within "
+            "themselves by `pair` rules; fitting both kinds of tie at once is not supported "
+            "yet: keep one of the rules as `pair` and give the other as `augment`."
+        )
     for lhs, (lib, G, b) in designs.items():
         if lhs in partners and lhs not in tied:
+            continue
+        if lhs in inner:
+            groups = inner[lhs]
+            merged = fit_fn(merge_columns(G, groups), b, [lib[idx[0]] for idx, _ in groups])
+            fit = expand_fit(merged, groups, len(lib))
+            out[lhs] = ({lib[j]: float(fit.coef[j]) for j in fit.support}, fit)
             continue
         if lhs not in tied:
             fit = fit_fn(G, b, lib)
@@ -117,11 +140,93 @@ def fit_equations(designs, ties, fit_fn):
     return out
 
 
+def self_tie_groups(lib: Sequence[Term], pairs) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The columns of one equation's design grouped by a ``pair`` rule that maps the equation
+    onto itself: ``[(indices, factors)]``, one group per merged column, in library order.
+
+    ``pairs`` ``[(T, T', k)]`` say that the coefficient of T' is k times that of T (a
+    rotation by a quarter turn: ω_yy is ω_xx's image, k = 1). Connected terms form a group
+    whose coefficients are ``factors`` times one shared coefficient (the first term's
+    factor is 1). Where the ties contradict one another (ω_x -> ω_y -> −ω_x, or a term that
+    is its own image with k ≠ 1) no shared coefficient but 0 satisfies them, and the group's
+    terms are left out (they break the symmetry the rule states). Terms the pairs do not
+    name are groups of their own."""
+    pos = {t: i for i, t in enumerate(lib)}
+    edges: dict[int, list[tuple[int, float]]] = {i: [] for i in range(len(lib))}
+    broken = set()
+    for t, p, k in pairs:
+        if t not in pos or p not in pos:
+            continue
+        i, j = pos[t], pos[p]
+        if i == j:
+            if not np.isclose(k, 1.0):
+                broken.add(i)
+            continue
+        edges[i].append((j, float(k)))
+        edges[j].append((i, 1.0 / float(k)))
+    seen: dict[int, float] = {}
+    groups = []
+    for root in range(len(lib)):
+        if root in seen:
+            continue
+        seen[root] = 1.0
+        members, queue, ok = [root], [root], root not in broken
+        while queue:
+            i = queue.pop()
+            for j, k in edges[i]:
+                want = seen[i] * k
+                if j not in seen:
+                    seen[j] = want
+                    members.append(j)
+                    queue.append(j)
+                    ok &= j not in broken
+                elif not np.isclose(seen[j], want, rtol=1e-9, atol=0.0):
+                    ok = False
+        if ok:
+            members.sort()
+            f = np.array([seen[m] for m in members]) / seen[members[0]]
+            groups.append((np.array(members), f))
+    groups.sort(key=lambda g: g[0][0])
+    return groups
+
+
+def self_ties(designs, ties) -> dict:
+    """``{lhs: groups}`` (:func:`self_tie_groups`) of the equations of ``designs`` that a
+    ``pair`` rule maps onto themselves, where the ties change the design."""
+    out = {}
+    for a, b, pairs in ties:
+        if a != b or a not in designs:
+            continue
+        lib = designs[a][0]
+        groups = self_tie_groups(lib, pairs)
+        if len(groups) != len(lib):
+            out[a] = groups
+    return out
+
+
+def merge_columns(G: np.ndarray, groups) -> np.ndarray:
+    """One column per group: the group's columns weighted by their factors and summed."""
+    return np.stack([G[:, idx] @ f for idx, f in groups], axis=1)
+
+
+def expand_fit(fit, groups, n: int):
+    """A fit on merged columns (:func:`merge_columns`) as a fit on the ``n`` original ones:
+    each term of a group gets its factor times the group's coefficient (and the group's
+    inclusion probability); terms in no group get 0."""
+    coef = np.zeros(n)
+    probs = None if fit.probabilities is None else np.zeros(n)
+    for g, (idx, f) in enumerate(groups):
+        coef[idx] = f * fit.coef[g]
+        if probs is not None:
+            probs[idx] = fit.probabilities[g]
+    return replace(fit, coef=coef, probabilities=probs)
+
+
 def _tied_pairs(designs, ties):
     """Per tie between two of ``designs``: (lhs A, lhs B, the tied pairs, the joint design,
     its stacked left-hand side, its columns' (side, term) names, A's partners)."""
     for a, other, pairs in ties:
-        if a not in designs or other not in designs:
+        if a not in designs or other not in designs or a == other:
             continue
         lib, G, b = designs[a]
         lib_b, G_b, b_b = designs[other]

@@ -33,6 +33,7 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
@@ -300,7 +301,10 @@ class Rule:
     ) -> list[tuple[Term, Term, list[tuple[Term, Term, float]]]]:
         """For ``pair`` rules: ``[(L_A, L_B, [(T, T', k), ...])]`` — equation B's coefficient of
         T' equals k times equation A's coefficient of T (g(L_A) = λ L_B, g(T) = κ T',
-        k = κ/λ). Each pair of equations appears once (A before B in ``libraries``)."""
+        k = κ/λ). Each pair of equations appears once (A before B in ``libraries``). A rule
+        that maps an equation onto itself (L_B = L_A: a quarter turn of the plane for a
+        vorticity equation) ties terms within it — ω_yy's coefficient is ω_xx's — and is
+        listed as (L_A, L_A, pairs) with the pairs that are not T -> T itself."""
         if not self._ties_equations():
             return []
         bound = self._bind(coords, fields)
@@ -312,7 +316,7 @@ class Rule:
         out, done = [], set()
         for lhs in lhs_terms:
             dest = self._target(lhs, lhs_terms, bound, {})
-            if dest is None or dest == lhs or (dest, lhs) in done:
+            if dest is None or (dest, lhs) in done:
                 continue
             done.add((lhs, dest))
             # g(L_A) = img·canon(L_B) and L_B = f·canon(L_B), so g(L_A) = (img / f)·L_B
@@ -342,6 +346,15 @@ class Rule:
                     partner = stored[new]
                     f_partner = float(partner.canonical()[0])
                     pairs.append((term, partner, float(kappa) / f_partner / lam))
+            if dest == lhs:  # each tie once: T -> T' (k) and T' -> T (1/k) say the same
+                said: dict = {}
+                for a, b, k in pairs:
+                    if (a == b and np.isclose(k, 1.0)) or np.isclose(said.get((b, a), 0.0), 1 / k):
+                        continue
+                    said[(a, b)] = k
+                pairs = [(a, b, k) for (a, b), k in said.items()]
+                if not pairs:
+                    continue
             out.append((lhs, dest, pairs))
         return out
 

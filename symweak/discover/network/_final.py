@@ -47,10 +47,12 @@ from ...regress import (
     best_within,
     bootstrap_intervals,
     fit_equations,
+    merge_columns,
     mstls,
     pareto_front,
     prefer_polynomials,
     refit_support,
+    self_ties,
     stability_selection,
     term_complexity,
     tied_intervals,
@@ -297,7 +299,8 @@ def run(state, cands) -> list[Equation]:
         evidence=evidence,
     )
     history.fits = []
-    tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
+    tied = {x for a, b_, _ in cands.ties if a != b_ for x in (a, b_)}
+    inner = self_ties(_designs(state, cands, *system, only_readable), cands.ties)
     tied_ci = {}
     if cfg.final.uncertainty and tied:
         others = [v[2] for k, v in tried.items() if v[2] is not system]
@@ -324,7 +327,7 @@ def run(state, cands) -> list[Equation]:
         )
         if cfg.final.uncertainty and lhs not in tied and len(fit.coef) == len(cols):
             others = [v[2] for k, v in tried.items() if v[2] is not system]
-            _uncertainty(state, cands, system, e, cols, fit, record, others)
+            _uncertainty(state, cands, system, e, cols, fit, record, others, inner.get(lhs))
         elif lhs in tied_ci:
             # equations fitted jointly by a pair rule: intervals and the Pareto front from
             # their joint design, each front point this equation's part of a joint support
@@ -390,47 +393,52 @@ def _tied_uncertainty(state, cands, system, others, results, readable) -> dict:
     return {lhs: (intervals.get(lhs, {}), fronts.get(lhs, [])) for lhs in intervals}
 
 
-def _uncertainty(state, cands, system, e, cols, fit, record, others=()) -> None:
+def _uncertainty(state, cands, system, e, cols, fit, record, others=(), groups=None) -> None:
     """95 % bootstrap intervals of the kept coefficients (rows resampled, refitted as the
     coefficients were) and the Pareto front of supports, on equation ``e``'s design of the
     system that gave the coefficients. With ``interval_envelope`` each interval also spans
     the same support refitted on the other test-function variants (``others``): the
     bootstrap sees the spread over test functions, not the surrogate's bias, which shows
     as disagreement between scales (Burgers 10 %, σ 0.2, seeds 0–3: the truth inside 3 of 8
-    bootstrap intervals)."""
+    bootstrap intervals). With ``groups`` (terms tied within the equation by a ``pair``
+    rule, :func:`symweak.regress.self_tie_groups`) both are computed on the merged columns,
+    the fit was made on, and each tied term's interval is its factor times its group's."""
     cfg = state.config
-    G = system[0].cpu().numpy()[:, cols]
+    lib = [cands.library[j] for j in cols]
+    if groups is None:
+        groups = [(np.array([j]), np.ones(1)) for j in range(len(cols))]
+    merged = lambda G: merge_columns(G.cpu().numpy()[:, cols], groups)  # noqa: E731
+    G = merged(system[0])
     b = system[1].cpu().numpy()[:, e]
+    support = [g for g, (idx, _) in enumerate(groups) if fit.coef[idx[0]] != 0.0]
     seed = child_seed(state.problem.seed, "stability") + 1 + e
     tls = cfg.final.final_estimator == "tls"
     lo, hi = bootstrap_intervals(
-        G, b, fit.support, resamples=cfg.final.bootstrap_resamples, seed=seed, tls=tls
+        G, b, support, resamples=cfg.final.bootstrap_resamples, seed=seed, tls=tls
     )
     if cfg.final.interval_envelope:
         for Gv, bv in others:
-            coef = refit_support(
-                Gv.cpu().numpy()[:, cols], bv.cpu().numpy()[:, e], fit.support, tls
-            )
+            coef = refit_support(merged(Gv), bv.cpu().numpy()[:, e], support, tls)
             lo = np.minimum(lo, coef)
             hi = np.maximum(hi, coef)
-    names = [cands.library[j].short() for j in cols]
     lhs = state.problem.lhs[e]
     record.intervals = {
         name: interval
-        for j in fit.support
+        for g in support
+        for j, f in zip(*groups[g])
         for name, interval in _split_interval(
-            lhs, cands.library[cols[j]], float(lo[j]), float(hi[j])
+            lhs, lib[j], float(f * lo[g]), float(f * hi[g])
         ).items()
     }
-    lib = [cands.library[j] for j in cols]
-    weights = term_complexity(lib, cfg.selection.complexity)
-    keep = kept_indices(lib, state.problem.constraints)
-    front = pareto_front(
-        G, b, chosen=fit.support, complexity=weights, keep=keep, seed=seed, tls=tls
-    )
+    reps = [lib[idx[0]] for idx, _ in groups]
+    weights = term_complexity(reps, cfg.selection.complexity)
+    keep = kept_indices(reps, state.problem.constraints)
+    front = pareto_front(G, b, chosen=support, complexity=weights, keep=keep, seed=seed, tls=tls)
     record.pareto = [
         {
-            "terms": {names[j]: float(p.coef[j]) for j in p.support},
+            "terms": {
+                lib[j].short(): float(f * p.coef[g]) for g in p.support for j, f in zip(*groups[g])
+            },
             "complexity": p.complexity,
             "held_out": p.held_out,
             "chosen": p.chosen,
