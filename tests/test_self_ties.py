@@ -51,7 +51,7 @@ def test_self_tie_groups_factors_and_contradictions():
     lib = terms("u_xx, u_yy, u_x, u_y, u", fields=["u"])
     a, b, c, d, e = lib
     groups = self_tie_groups(lib, [(b, a, -2.0), (c, d, 1.0), (d, c, 1.0), (e, e, 1.0)])
-    # b's coefficient is -2 times... a's is b's / -2: the group's first term has factor 1
+    # (u_yy, u_xx, -2): u_xx's coefficient is -2 times u_yy's; the first term has factor 1
     assert [(list(idx), list(f)) for idx, f in groups] == [
         ([0, 1], [1.0, -0.5]),
         ([2, 3], [1.0, 1.0]),

@@ -300,7 +300,9 @@ def run(state, cands) -> list[Equation]:
     )
     history.fits = []
     tied = {x for a, b_, _ in cands.ties if a != b_ for x in (a, b_)}
-    inner = self_ties(_designs(state, cands, *system, only_readable), cands.ties)
+    inner = {}
+    if any(a == b_ for a, b_, _ in cands.ties):  # terms tied within an equation
+        inner = self_ties(_designs(state, cands, *system, only_readable), cands.ties)
     tied_ci = {}
     if cfg.final.uncertainty and tied:
         others = [v[2] for k, v in tried.items() if v[2] is not system]
