@@ -109,6 +109,7 @@ CONSTRAINT_ERRORS: dict[str, list[str]] = {
 BUILTIN_RULES: dict[str, tuple[int, int, str]] = {
     "galilean": (1, 3, "Galilean invariance; arguments are the velocity fields along x, y, z"),
     "u1": (2, 2, "U(1) phase equivariance; arguments are the real and imaginary parts"),
+    "isotropic": (2, 2, "isotropy in the x-y plane; arguments are the velocity fields along x, y"),
 }
 
 #: What a user rule does with terms that are not invariant under its transformation.
@@ -118,7 +119,10 @@ RULE_ACTIONS = ("filter", "augment", "pair")
 #: they do without one). ``u1(u, v) as pair`` fits the two equations jointly with the
 #: coefficients U(1) equivariance ties, instead of offering the mirrored terms as candidates;
 #: ``u1(u, v) as equivariant`` keeps only terms equivariant under every phase (|ψ|²ψ's parts).
-BUILTIN_RULE_ACTIONS: dict[str, tuple[str, ...]] = {"u1": ("augment", "pair", "equivariant")}
+BUILTIN_RULE_ACTIONS: dict[str, tuple[str, ...]] = {
+    "u1": ("augment", "pair", "equivariant"),
+    "isotropic": ("pair", "filter", "augment"),
+}
 
 _TOKEN_NAMES = {
     "NAME": "a name",

@@ -44,6 +44,7 @@ __all__ = [
     "RULES",
     "U1",
     "Galilean",
+    "Isotropic",
     "Rule",
     "RuleReport",
     "apply_rules",
@@ -657,8 +658,61 @@ class U1(Rule):
         return self.action in ("pair", "equivariant")
 
 
+class Isotropic(Rule):
+    """Isotropy in the plane of the first two space coordinates (x, y) for a flow whose
+    velocity there is ``(u, v)``: the quarter turn x -> y, y -> -x, u -> v, v -> -u; every
+    other field is a scalar and stays as it is (the vorticity of a 2-D flow, a concentration).
+
+    By default (``action="pair"``) the turn ties terms: a term and its image share one
+    coefficient (ω_xx with ω_yy, ∂x(uω) with ∂y(vω)), within an equation the turn maps onto
+    itself and across the two equations it swaps (u_t's terms with v_t's). Terms whose images
+    contradict one another (ω_x -> ω_y -> -ω_x) can only have a zero coefficient and leave
+    the library. ``as filter`` drops every term that is not invariant under the turn instead,
+    ``as augment`` adds the images as candidates.
+    """
+
+    def __init__(self, *velocities: str, action: str = "pair", time: str = "t") -> None:
+        from ..grammar._parser import BUILTIN_RULE_ACTIONS  # the grammar's table, one list
+
+        if len(velocities) != 2:
+            raise SymweakError(
+                "isotropic(...) needs the two in-plane velocity fields, e.g. isotropic(u, v); "
+                "for scalar fields alone write `rule turn: x -> y, y -> -x as pair`."
+            )
+        allowed = BUILTIN_RULE_ACTIONS["isotropic"]
+        if action not in allowed:
+            raise SymweakError(
+                f"isotropic(...) takes action {', '.join(map(repr, allowed))}, got {action!r}."
+            )
+        self.velocities = tuple(_name(v) for v in velocities)
+        if self.velocities[0] == self.velocities[1]:
+            raise SymweakError("isotropic(...) needs two different velocity fields.")
+        self.time = time
+        self.action = action
+        self.name = f"isotropic({', '.join(self.velocities)})" + (
+            f" as {action}" if action != "pair" else ""
+        )
+        self._parameters = ()
+        self.substitutions = {}
+
+    def __repr__(self) -> str:
+        return f"Isotropic({', '.join(self.velocities)} as {self.action})"
+
+    def _bind(self, coords, fields):
+        space = [c for c in coords if c.name != self.time]
+        if len(space) < 2:
+            raise SymweakError(
+                f"{self.name} turns the plane of two space coordinates; the data have "
+                f"{', '.join(c.name for c in space) or 'none'} besides `{self.time}`."
+            )
+        x, y = space[:2]
+        u, v = (sympy.Function(n)(*coords) for n in self.velocities)
+        self.substitutions = {x.name: y, y.name: -x, self.velocities[0]: v, self.velocities[1]: -u}
+        return Rule._bind(self, coords, fields)
+
+
 #: Built-in rules by the name the constraint grammar uses.
-RULES: dict = {"galilean": Galilean, "u1": U1}
+RULES: dict = {"galilean": Galilean, "u1": U1, "isotropic": Isotropic}
 
 
 def register_rule(
