@@ -15,6 +15,9 @@ def run(name, ratio, noise, ops, constraints=None, periodic=(), description=""):
     parser.add_argument("--ratio", type=float, default=ratio, help="sampling ratio r")
     parser.add_argument("--noise", type=float, default=noise, help="noise level sigma_NR")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--constraints", default=constraints, help="constraint text (replaces the default)"
+    )
     parser.add_argument("--simulate", action="store_true", help="simulate the result")
     parser.add_argument("--export", default=None, help="write the equation (.tex, .py or .c)")
     args = parser.parse_args()
@@ -25,7 +28,9 @@ def run(name, ratio, noise, ops, constraints=None, periodic=(), description=""):
     obs = obs.add_noise(args.noise, seed=args.seed) if args.noise > 0 else obs
     print(obs.describe().splitlines()[0])
     start = time.perf_counter()
-    res = symweak.discover(obs, ops=ops, lhs=system.lhs, seed=args.seed, constraints=constraints)
+    res = symweak.discover(
+        obs, ops=ops, lhs=system.lhs, seed=args.seed, constraints=args.constraints
+    )
     seconds = time.perf_counter() - start
     print("true:      ", system.true_equations().short())
     print("discovered:", res)

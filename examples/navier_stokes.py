@@ -5,6 +5,12 @@ adds noise, discovers the equation and scores it against the truth.
 
     python examples/navier_stokes.py   # the paper's setting (network path)
     python examples/navier_stokes.py --ratio 1 --noise 0.1  # full grid: fast path
+
+At 20 % noise Galilean invariance alone loses the viscous terms; stating isotropy and the
+divergence-free velocity as well recovers them (docs/rules.md):
+
+    NS="galilean(u, v); isotropic(u, v); forbid: u_x, v_y"
+    python examples/navier_stokes.py --noise 0.2 --constraints "$NS"
 """
 
 from _run import run  # the shared steps (examples/_run.py)
