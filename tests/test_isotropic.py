@@ -80,3 +80,38 @@ def test_isotropic_refuses_what_it_cannot_do():
     (ut,) = parse_terms("u_t", coords="t,x", fields=["u", "v"])
     with pytest.raises(SymweakError, match=r"isotropic\(u, v\) turns the plane .* the data have x"):
         Isotropic("u", "v").ties({ut: [ut]}, [s, X], [u1, sympy.Function("v")(s, X)])
+
+
+def test_an_equation_tied_within_itself_and_to_another_is_refused_before_training(monkeypatch):
+    import symweak
+    from symweak.discover import network
+
+    rng = np.random.default_rng(0)
+    t_, x_, y_ = (rng.uniform(0, 1, 300) for _ in range(3))
+    obs = symweak.Observations(
+        coords={"t": t_, "x": x_, "y": y_},
+        fields={"u": np.sin(x_ + y_ - t_), "v": np.cos(x_ - y_ + t_)},
+    )
+
+    def never(*args, **kwargs):  # the check must come first
+        raise AssertionError("training started")
+
+    monkeypatch.setattr(network, "run", never)
+    with pytest.raises(SymweakError) as err:
+        symweak.discover(
+            obs,
+            lhs=["u_t", "v_t"],
+            constraints="u1(u, v) as pair\nrule swap: x -> y, y -> x as pair",
+            progress=False,
+        )
+    assert str(err.value) == (
+        "`pair` rules tie an equation both within itself and to another equation (u_t: within "
+        "itself by swap, to another equation by u1(u, v) as pair; v_t: within itself by swap, "
+        "to another equation by u1(u, v) as pair); fitting both kinds of tie at once is not "
+        "supported yet: keep one of the rules as `pair` and give the other as `augment`."
+    )
+    # each rule alone is accepted by the check (the isotropic turn ties u_t to v_t only)
+    from symweak.discover._problem import Problem
+
+    for text in ("u1(u, v) as pair", "rule swap: x -> y, y -> x as pair", "isotropic(u, v)"):
+        Problem.build(obs, None, ["u_t", "v_t"], 0, constraints=text)

@@ -83,6 +83,7 @@ class Problem:
             stated |= {(r.real, r.imag) for r in bound if isinstance(r, U1)}
             bound = [*bound, *(U1(re, im) for re, im in split.values() if (re, im) not in stated)]
             _say_split(split, given, lhs, stated)
+        _check_pair_ties(cons, bound, obs, lhs_terms)
         return cls(obs, lhs_terms, opset, cons, bound, int(seed), split)
 
     def max_order(self, configured: Mapping[str, int] | None) -> dict[str, int]:
@@ -228,6 +229,39 @@ def _say_split(names: dict, given, lhs, stated: set) -> None:
         if hypothesis
         else "",
     )
+
+
+def _check_pair_ties(constraints, rules, obs, lhs_terms) -> None:
+    """``pair`` rules may tie an equation to another or within itself, not both: refused
+    here, before any training, naming the rules (the final fit cannot do both at once)."""
+    from ..rules import rule_from_spec
+
+    specs = [*(constraints.rules if constraints is not None else ()), *rules]
+    objs = [r if hasattr(r, "equation_pairs") else rule_from_spec(r) for r in specs]
+    if not any(r.action == "pair" or r.action == "equivariant" for r in objs):
+        return
+    coords, fields = symbols(obs.coord_names, obs.field_names)
+    inner: dict = {}
+    across: dict = {}
+    for rule in objs:
+        for a, b in rule.equation_pairs(lhs_terms, coords, fields):
+            if a == b:
+                inner.setdefault(a, []).append(rule.name)
+            else:
+                across.setdefault(a, []).append(rule.name)
+                across.setdefault(b, []).append(rule.name)
+    both = [lhs for lhs in lhs_terms if lhs in inner and lhs in across]
+    if both:
+        said = "; ".join(
+            f"{lhs.short()}: within itself by {', '.join(dict.fromkeys(inner[lhs]))}, to another "
+            f"equation by {', '.join(dict.fromkeys(across[lhs]))}"
+            for lhs in both
+        )
+        raise SymweakError(
+            f"`pair` rules tie an equation both within itself and to another equation ({said}); "
+            "fitting both kinds of tie at once is not supported yet: keep one of the rules as "
+            "`pair` and give the other as `augment`."
+        )
 
 
 def _check_rules(rules, obs) -> list:

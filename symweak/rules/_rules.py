@@ -359,6 +359,27 @@ class Rule:
             out.append((lhs, dest, pairs))
         return out
 
+    def equation_pairs(
+        self,
+        lhs_terms: Sequence[Term],
+        coords: Sequence[sympy.Symbol],
+        fields: Sequence[sympy.Expr],
+    ) -> list[tuple[Term, Term]]:
+        """For ``pair`` rules: ``[(L_A, L_B)]``, each equation the rule maps onto another
+        (L_B) or onto itself (L_B = L_A) — what :meth:`ties` will tie, known from the
+        left-hand sides alone, before any library exists."""
+        if not self._ties_equations():
+            return []
+        bound = self._bind(coords, fields)
+        if bound[2]:
+            return []  # ties() refuses a parametrised pair rule with its own message
+        out = []
+        for lhs in lhs_terms:
+            dest = self._target(lhs, lhs_terms, bound, {})
+            if dest is not None:
+                out.append((lhs, dest))
+        return out
+
     def _target(self, lhs: Term, lhs_terms: Sequence[Term], bound, point) -> Term | None:
         vec = self.image(lhs, bound)
         vec = {k: (v.subs(point) if bound[2] else v) for k, v in vec.items()}
@@ -652,6 +673,10 @@ class U1(Rule):
     def ties(self, libraries, coords, fields):
         self._bind_fields(coords)
         return Rule.ties(self, libraries, coords, fields)
+
+    def equation_pairs(self, lhs_terms, coords, fields):
+        self._bind_fields(coords)
+        return Rule.equation_pairs(self, lhs_terms, coords, fields)
 
     def _ties_equations(self) -> bool:
         # equivariance under every phase ties the two parts as the quarter turn does
