@@ -238,8 +238,6 @@ def _check_pair_ties(constraints, rules, obs, lhs_terms) -> None:
 
     specs = [*(constraints.rules if constraints is not None else ()), *rules]
     objs = [r if hasattr(r, "equation_pairs") else rule_from_spec(r) for r in specs]
-    if not any(r.action == "pair" or r.action == "equivariant" for r in objs):
-        return
     coords, fields = symbols(obs.coord_names, obs.field_names)
     inner: dict = {}
     across: dict = {}

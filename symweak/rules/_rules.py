@@ -313,11 +313,9 @@ class Rule:
             raise SymweakError(
                 f"Rule `{self.name}`: `pair` needs a transformation without parameters."
             )
-        lhs_terms = list(libraries)
         out, done = [], set()
-        for lhs in lhs_terms:
-            dest = self._target(lhs, lhs_terms, bound, {})
-            if dest is None or (dest, lhs) in done:
+        for lhs, dest in self._equation_pairs(list(libraries), bound):
+            if (dest, lhs) in done:
                 continue
             done.add((lhs, dest))
             # g(L_A) = img·canon(L_B) and L_B = f·canon(L_B), so g(L_A) = (img / f)·L_B
@@ -373,6 +371,9 @@ class Rule:
         bound = self._bind(coords, fields)
         if bound[2]:
             return []  # ties() refuses a parametrised pair rule with its own message
+        return self._equation_pairs(list(lhs_terms), bound)
+
+    def _equation_pairs(self, lhs_terms: list[Term], bound) -> list[tuple[Term, Term]]:
         out = []
         for lhs in lhs_terms:
             dest = self._target(lhs, lhs_terms, bound, {})
@@ -601,14 +602,14 @@ class U1(Rule):
         self._parameters = ()
         self.substitutions = {}
 
-    def _bind_fields(self, coords) -> None:
+    def _bind(self, coords, fields):
         """The quarter turn on the fields of these coordinates."""
         u = sympy.Function(self.real)(*coords)
         v = sympy.Function(self.imag)(*coords)
         self.substitutions = {self.real: -v, self.imag: u}
+        return Rule._bind(self, coords, fields)
 
     def apply(self, libraries, coords, fields):
-        self._bind_fields(coords)
         if self.action == "equivariant":
             return self._equivariant(libraries, fields)
         return Rule.apply(self, libraries, coords, fields)
@@ -669,14 +670,6 @@ class U1(Rule):
                 report.added[lhs.short()] = added
             out[lhs] = new
         return out, report
-
-    def ties(self, libraries, coords, fields):
-        self._bind_fields(coords)
-        return Rule.ties(self, libraries, coords, fields)
-
-    def equation_pairs(self, lhs_terms, coords, fields):
-        self._bind_fields(coords)
-        return Rule.equation_pairs(self, lhs_terms, coords, fields)
 
     def _ties_equations(self) -> bool:
         # equivariance under every phase ties the two parts as the quarter turn does
