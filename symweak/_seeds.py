@@ -23,6 +23,7 @@ STREAMS = {
     "domain": 32452843,  # + the draw number: test functions drawn to fill a domain
     "nearby": 67867967,  # + the draw number: test functions drawn where data are nearby
     "ensemble": 49979687,  # + 7919 k: the k-th member of discover(..., ensemble=K)
+    "surrogates": 86028121,  # + 7919 k: the k-th extra surrogate of surrogates=K
 }
 
 

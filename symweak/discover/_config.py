@@ -353,6 +353,12 @@ class FinalFitConfig:
     evidence_noise: float = _entry(
         0.05, NETWORK, "that judgement only where the estimated noise is at least this"
     )
+    surrogates: int = _entry(
+        1,
+        NETWORK,
+        "the final fit on the mean of this many surrogates, each trained through every phase "
+        "with its own child seed (noisy data: the mean's error is smaller; K times the time)",
+    )
 
     def validate(self) -> None:
         for scale in self.final_tests or ():
@@ -372,6 +378,8 @@ class FinalFitConfig:
             _fail("bootstrap_resamples", "an integer >= 10", self.bootstrap_resamples)
         if not (_is_int(self.evidence_epochs) and self.evidence_epochs >= 0):
             _fail("evidence_epochs", "an integer >= 0", self.evidence_epochs)
+        if not (_is_int(self.surrogates) and self.surrogates >= 1):
+            _fail("surrogates", "an integer >= 1", self.surrogates)
         if self.stack_coefficients not in ("scale", "stack"):
             _fail("stack_coefficients", "'scale' or 'stack'", self.stack_coefficients)
         for name, low, strict, what in (

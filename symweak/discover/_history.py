@@ -143,6 +143,8 @@ class History:
     ensemble: list = field(default_factory=list)
     rules: list = field(default_factory=list)
     surrogate: SurrogateChoice | None = None
+    #: how many surrogates the final fit integrated the mean of (``surrogates=K``)
+    surrogates: int = 1
     fits: list = field(default_factory=list)
     grid: GridRecord | None = None
     interrupted: bool = False
@@ -181,6 +183,7 @@ class History:
             ensemble=list(data.get("ensemble") or []),
             rules=list(data.get("rules") or []),
             surrogate=build(SurrogateChoice, data.get("surrogate")),
+            surrogates=int(data.get("surrogates", 1)),
             fits=[build(FitRecord, f) for f in data.get("fits") or []],
             grid=build(GridRecord, data.get("grid")),
             interrupted=bool(data.get("interrupted", False)),

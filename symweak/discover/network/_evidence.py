@@ -77,7 +77,8 @@ def _data_cost(state, cands, columns: list[int]) -> float:
 
     def step(epoch: int) -> float:
         opt.zero_grad(set_to_none=True)
-        _, Gs, bs, _ = cands.system(state, state.quad.axes, [state.asm64])
+        # the run's own surrogate: it is the one trained here
+        _, Gs, bs, _ = cands.system(state, state.quad.axes, [state.asm64], members=False)
         b = bs[0][:, 0]
         G = Gs[0][:, columns]
         resid = G @ _lstsq(G, b) - b

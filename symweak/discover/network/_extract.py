@@ -83,23 +83,26 @@ class Candidates:
     #: each as (field position, multi-index along the coordinates)
     jets: list = field(default_factory=list)
 
-    def jet_values(self, state, grid_axes) -> torch.Tensor | None:
+    def jet_values(self, state, grid_axes, members: bool = True) -> torch.Tensor | None:
         """Û's derivatives that product terms take, on the grid (*grid, jets), float64
-        (forward-mode, exact for the surrogate); None without product terms."""
+        (forward-mode, exact for the surrogate; the surrogates' mean with ``members``, see
+        :meth:`NetworkState.mean_jets`); None without product terms."""
         if not self.jets:
             return None
-        J = state.surrogate.grid_jets(grid_axes, [a for _, a in self.jets]).double()
+        J = state.mean_jets(grid_axes, [a for _, a in self.jets], members).double()
         return torch.stack([J[..., j, f] for j, (f, _) in enumerate(self.jets)], dim=-1)
 
-    def system(self, state, grid_axes, assemblers, chunk: int | None = None):
+    def system(self, state, grid_axes, assemblers, chunk: int | None = None, members=True):
         """(Û on the grid, [weak columns G of the library], [left-hand sides b], Û's
         derivatives for product terms or None) in float64,
         one G and b per assembler (test-function set) on that grid: Û and the library's
         values are computed once for all of them. ``chunk``: evaluate and integrate that many
-        library columns at a time (bounded memory on the data's own 2-D-space grid)."""
-        Ug = state.surrogate.grid(grid_axes)
+        library columns at a time (bounded memory on the data's own 2-D-space grid).
+        ``members``: Û is the mean of the run's surrogates (``surrogates=K``), else this
+        run's own."""
+        Ug = state.mean_grid(grid_axes, members)
         U64 = Ug.double()
-        J = self.jet_values(state, grid_axes)
+        J = self.jet_values(state, grid_axes, members)
         inputs = [*U64.unbind(-1), *(J.unbind(-1) if J is not None else ())]
         vals = torch.movedim(self.functions(*inputs), -1, 0)  # (nF, *grid)
         step = chunk or len(self.library)

@@ -116,6 +116,9 @@ class NetworkState:
         self.problem, self.config, self.device, self.history = problem, config, device, history
         self.surrogate = warm.surrogate
         self.interrupted = warm.interrupted
+        #: more trained surrogates (``surrogates=K``): the final fit integrates their mean
+        #: with this run's (:meth:`mean_grid`)
+        self.members: list = []
         obs, names, tcfg = problem.obs, problem.obs.coord_names, config.tests
         full_axes, strides = quadrature_axes(obs, config.training.grid_points)
         axes_np = {n: a[::s] for (n, a), s in zip(full_axes.items(), strides)}
@@ -195,6 +198,26 @@ class NetworkState:
             Uc = self.surrogate.grid(self.quad.axes).to(self.wdtype)
             self.b_norm = (self.weak.lhs(Uc, self.field_index) ** 2).sum(0).clamp_min(1e-30)
         self.scale = None  # the preconditioner's factors (see set_scale)
+
+    def mean_grid(self, axes, members: bool = True) -> torch.Tensor:
+        """Û on a grid (*grid, fields): this run's surrogate, or with ``members`` the mean of
+        it and :attr:`members` (no gradients flow to the members)."""
+        U = self.surrogate.grid(axes)
+        if not (members and self.members):
+            return U
+        with torch.no_grad():
+            rest = sum(m.grid(axes).to(U.dtype) for m in self.members)
+        return (U + rest) / (1 + len(self.members))
+
+    def mean_jets(self, axes, orders, members: bool = True) -> torch.Tensor:
+        """Û's derivatives ``orders`` on a grid (*grid, len(orders), fields), averaged over
+        the surrogates like :meth:`mean_grid` (a derivative of the mean is the mean of the
+        derivatives)."""
+        J = self.surrogate.grid_jets(axes, orders)
+        if not (members and self.members):
+            return J
+        rest = sum(m.grid_jets(axes, orders).to(J.dtype) for m in self.members)
+        return (J + rest) / (1 + len(self.members))
 
     def make_tests(self, scale: str, n: int):
         """Test functions of radii ``scale`` over the quadrature grid's bounds."""
