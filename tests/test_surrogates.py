@@ -56,7 +56,7 @@ def test_mean_grid_averages_the_run_and_its_members():
 @pytest.mark.parametrize("value", [0, -1, 1.5, "2", True])
 def test_surrogates_must_be_a_whole_number_of_at_least_one(value):
     with pytest.raises(
-        symweak.SymweakError, match=r"config option surrogates must be an integer >= 1, got "
+        symweak.SymweakError, match=r"config option surrogates must be an integer >= 1 or .auto., got "
     ):
         Config.preset("network", surrogates=value)
 
@@ -89,3 +89,44 @@ def test_network_run_on_the_mean_of_two_surrogates(tmp_path):
     assert symweak.Discovery.load(tmp_path / "run.json").history.surrogates == 2
     assert child_seed(0, "surrogates") > 0
 
+
+
+def test_auto_uses_three_surrogates_from_the_noise_threshold():
+    from types import SimpleNamespace
+
+    from symweak.discover.network import AUTO_SURROGATES, how_many_surrogates
+
+    def history(noise):
+        return SimpleNamespace(phases={"warmup": SimpleNamespace(noise=noise)})
+
+    auto = Config.preset("network", surrogates="auto").final
+    assert auto.surrogates_noise == 0.5
+    assert AUTO_SURROGATES == 3
+    assert how_many_surrogates(auto, history({"u": 0.62, "v": 0.1}), None) == 3
+    assert how_many_surrogates(auto, history({"u": 0.5}), None) == 3
+    assert how_many_surrogates(auto, history({"u": 0.49, "v": float("nan")}), None) == 1
+    fixed = Config.preset("network", surrogates=2).final
+    assert how_many_surrogates(fixed, history({"u": 0.0}), None) == 2
+    lower = Config.preset("network", surrogates="auto", surrogates_noise=0.2).final
+    assert how_many_surrogates(lower, history({"u": 0.25}), None) == 3
+
+
+def test_auto_estimates_the_noise_when_the_warm_up_made_no_estimate():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from symweak.discover.network import how_many_surrogates
+
+    rng = np.random.default_rng(0)
+    t, x = np.meshgrid(np.linspace(0, 1, 40), np.linspace(0, 2 * np.pi, 64), indexing="ij")
+    clean = np.sin(x - t)
+    noisy = clean + 0.8 * clean.std() * rng.standard_normal(clean.shape)
+    auto = Config.preset("network", surrogates="auto").final
+    empty = SimpleNamespace(phases={})
+    for values, count in ((clean, 1), (noisy, 3)):
+        obs = symweak.Observations(
+            coords={"t": t.ravel(), "x": x.ravel()}, fields={"u": values.ravel()}
+        )
+        problem = SimpleNamespace(obs=obs, seed=0)
+        assert how_many_surrogates(auto, empty, problem) == count

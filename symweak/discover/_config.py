@@ -353,11 +353,15 @@ class FinalFitConfig:
     evidence_noise: float = _entry(
         0.05, NETWORK, "that judgement only where the estimated noise is at least this"
     )
-    surrogates: int = _entry(
+    surrogates: int | str = _entry(
         1,
         NETWORK,
         "the final fit on the mean of this many surrogates, each trained through every phase "
-        "with its own child seed (noisy data: the mean's error is smaller; K times the time)",
+        "with its own child seed (noisy data: the mean's error is smaller; K times the time); "
+        "'auto': 3 where the estimated noise is at least surrogates_noise, else 1",
+    )
+    surrogates_noise: float = _entry(
+        0.5, NETWORK, "surrogates='auto': the estimated noise (/ std) from which 3 are used"
     )
 
     def validate(self) -> None:
@@ -378,8 +382,8 @@ class FinalFitConfig:
             _fail("bootstrap_resamples", "an integer >= 10", self.bootstrap_resamples)
         if not (_is_int(self.evidence_epochs) and self.evidence_epochs >= 0):
             _fail("evidence_epochs", "an integer >= 0", self.evidence_epochs)
-        if not (_is_int(self.surrogates) and self.surrogates >= 1):
-            _fail("surrogates", "an integer >= 1", self.surrogates)
+        if self.surrogates != "auto" and not (_is_int(self.surrogates) and self.surrogates >= 1):
+            _fail("surrogates", "an integer >= 1 or 'auto'", self.surrogates)
         if self.stack_coefficients not in ("scale", "stack"):
             _fail("stack_coefficients", "'scale' or 'stack'", self.stack_coefficients)
         for name, low, strict, what in (
@@ -390,6 +394,7 @@ class FinalFitConfig:
             ("readable_slack", 0, False, "a number >= 0"),
             ("evidence_weight", 0, True, "> 0"),
             ("evidence_noise", 0, False, "a number >= 0"),
+            ("surrogates_noise", 0, False, "a number >= 0"),
         ):
             v = getattr(self, name)
             if not (_is_number(v) and (v > low if strict else v >= low)):

@@ -16,6 +16,7 @@ from ..._errors import SymweakError
 from ..._seeds import child_seed, deterministic_torch
 from ..._trainer import announce
 from ...surrogate import choose_device
+from ...surrogate._noise import estimate_noise
 from .._history import History
 from . import _extract, _final, _prune, _search, _tune, _warmup
 from ._correction import residual_correction as residual_correction
@@ -56,10 +57,11 @@ def _members(problem, config, device, progress: bool, state) -> list:
     terms are not used; it stops early when the run was interrupted."""
     members = []
     base = child_seed(problem.seed, "surrogates")
-    for k in range(1, config.final.surrogates):
+    count = how_many_surrogates(config.final, state.history, problem)
+    for k in range(1, count):
         if state.interrupted:
             break
-        announce(f"surrogate {k + 1} of {config.final.surrogates}", progress)
+        announce(f"surrogate {k + 1} of {count}", progress)
         member_problem = dataclasses.replace(problem, seed=base + 7919 * k)
         member, _ = _train(member_problem, config, device, History(), progress)
         if member.check is not None:
@@ -70,11 +72,27 @@ def _members(problem, config, device, progress: bool, state) -> list:
     return members
 
 
+#: surrogates="auto": how many where the estimated noise reaches ``surrogates_noise``
+AUTO_SURROGATES = 3
+
+
+def how_many_surrogates(final, history, problem) -> int:
+    """``final.surrogates``, or for ``"auto"`` :data:`AUTO_SURROGATES` where the noise
+    estimate (noise / std, the largest over the fields; the warm-up's, or made here when the
+    warm-up made none) is at least ``final.surrogates_noise``, else 1."""
+    if final.surrogates != "auto":
+        return int(final.surrogates)
+    record = history.phases.get("warmup")
+    noise = getattr(record, "noise", None) or estimate_noise(problem.obs, seed=problem.seed)
+    worst = max((float(v) for v in noise.values() if v == v), default=0.0)
+    return AUTO_SURROGATES if worst >= final.surrogates_noise else 1
+
+
 def _run(problem, config, progress: bool):
     device = choose_device(config.training.device)
     history = History()
     state, candidates = _train(problem, config, device, history, progress)
-    if config.final.surrogates > 1 and not state.interrupted:
+    if how_many_surrogates(config.final, history, problem) > 1 and not state.interrupted:
         state.members = _members(problem, config, device, progress, state)
         history.surrogates = 1 + len(state.members)
     equations = _final.run(state, candidates)
