@@ -65,6 +65,12 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
+    fixed = ("data", "speed", "units", "paper", "hole", "fullgrid")
+    if args.set and args.name in fixed:
+        raise SymweakError(
+            f"--set applies to a system's row (`symweak bench burgers --set surrogates=3`) "
+            f"and to `zoo`, not to `{args.name}`; leave it out."
+        )
     if args.name == "data":
         if not args.rest:
             raise SymweakError("Name a system, e.g. `symweak bench data burgers`.")
@@ -125,9 +131,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         from .bench._zoo import zoo_cases
 
         seeds = _seeds(args.seeds)
+        options = _set_options(args.set)
         for system in zoo_cases(args.half):
             for seed in seeds:
-                row = run_case(system.name, args.ratio, args.noise, seed, columns=True)
+                row = run_case(
+                    system.name, args.ratio, args.noise, seed, columns=True, **options
+                )
                 row["half"] = system.settings["half"]
                 rows.append(row)
                 print(format_rows([row]).splitlines()[-1], flush=True)
@@ -145,7 +154,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                 print(format_rows([row]).splitlines()[-1], flush=True)
     else:
         system = get_system(args.name)
-        extra = {}
+        extra = _set_options(args.set)
         if args.constraints is not None:
             if args.no_rules:
                 raise SymweakError(
@@ -205,14 +214,21 @@ def _parse_value(text: str):
 
 def _overrides(args: argparse.Namespace) -> dict:
     """``--n-tests``, ``--criterion`` and every ``--set key=value`` as config overrides."""
-    from .discover import ENTRIES
-
     out = {}
     if args.n_tests is not None:
         out["n_tests"] = args.n_tests
     if args.criterion is not None:
         out["criterion"] = args.criterion
-    for item in args.set or ():
+    out.update(_set_options(args.set))
+    return out
+
+
+def _set_options(items) -> dict:
+    """Every ``--set key=value`` as a config override; an unknown key is an error."""
+    from .discover import ENTRIES
+
+    out = {}
+    for item in items or ():
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise SymweakError(f"--set takes key=value, got {item!r} (e.g. --set kernels=250).")
@@ -539,6 +555,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--constraints",
         default=None,
         help="constraint text used instead of the system's rules, e.g. 'u1(u, v) as pair'",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a system's row and zoo: any config option, e.g. --set surrogates=3 (repeatable)",
     )
     p.set_defaults(func=_cmd_bench)
     return parser

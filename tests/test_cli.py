@@ -137,6 +137,35 @@ def test_bench_constraints_are_checked_before_any_data_work(capsys):
     )
 
 
+def test_bench_set_options_reach_the_row_and_the_zoo(monkeypatch, capsys):
+    import symweak.bench as bench_module
+
+    calls = []
+
+    def fake_run_case(name, ratio, noise, seed, **options):
+        calls.append((name, ratio, noise, seed, options))
+        return {"system": name, "ratio": ratio, "noise": noise, "seed": seed, "TPR": [1.0],
+                "E_inf": [0.01], "seconds": 1.0, "equation": "u_t = u_xx",
+                "equation_display": "u_t = u_xx"}
+
+    monkeypatch.setattr(bench_module, "run_case", fake_run_case)
+    monkeypatch.setattr(bench_module, "format_rows", lambda rows: "row")
+    args = ["bench", "ks", "--ratio", "0.25", "--noise", "1", "--set", "surrogates=3"]
+    assert main(args) == 0
+    assert calls[-1][:4] == ("ks", 0.25, 1.0, 0)
+    assert calls[-1][4] == {"rules": True, "surrogates": 3}
+    assert main(["bench", "zoo", "--half", "tune", "--set", "surrogates=auto"]) == 0
+    assert {c[4]["surrogates"] for c in calls[1:]} == {"auto"}
+    assert all(c[4]["columns"] is True for c in calls[1:])
+    capsys.readouterr()
+    n = len(calls)
+    assert main(["bench", "ks", "--set", "surrogatez=3"]) == 2
+    assert "--set: unknown option `surrogatez`." in capsys.readouterr().err
+    assert main(["bench", "speed", "--set", "surrogates=3"]) == 2
+    assert "--set applies to a system's row" in capsys.readouterr().err
+    assert len(calls) == n  # nothing ran
+
+
 def test_discover_set_options_reach_the_config(tmp_path, monkeypatch, capsys):
     import symweak
 
