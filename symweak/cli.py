@@ -498,6 +498,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--file", action="store_true", help="read the text from the file TEXT")
     p.set_defaults(func=_cmd_parse)
 
+    _bench_parser(sub)
+    return parser
+
+
+def _bench_parser(sub) -> None:
+    """The ``bench`` command's options."""
     p = sub.add_parser(
         "bench",
         help="benchmark systems: `bench NAME --ratio R --noise S`, `bench data NAME`, "
@@ -563,7 +569,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="a system's row and zoo: any config option, e.g. --set surrogates=3 (repeatable)",
     )
     p.set_defaults(func=_cmd_bench)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
