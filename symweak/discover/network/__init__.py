@@ -47,7 +47,7 @@ def _train(problem, config, device, history, progress: bool):
     return state, candidates
 
 
-def _members(problem, config, device, progress: bool, state) -> list:
+def _members(problem, config, device, progress: bool, state, count: int) -> list:
     """``surrogates - 1`` more surrogates, each trained through phases 1-4 like the run's
     own from its own child seed (initialisation, Gaussians, held-out split, test functions,
     batches), restored to its best held-out checkpoint. The final fit integrates the mean
@@ -57,7 +57,6 @@ def _members(problem, config, device, progress: bool, state) -> list:
     terms are not used; it stops early when the run was interrupted."""
     members = []
     base = child_seed(problem.seed, "surrogates")
-    count = how_many_surrogates(config.final, state.history, problem)
     for k in range(1, count):
         if state.interrupted:
             break
@@ -92,8 +91,9 @@ def _run(problem, config, progress: bool):
     device = choose_device(config.training.device)
     history = History()
     state, candidates = _train(problem, config, device, history, progress)
-    if how_many_surrogates(config.final, history, problem) > 1 and not state.interrupted:
-        state.members = _members(problem, config, device, progress, state)
+    count = how_many_surrogates(config.final, history, problem)
+    if count > 1 and not state.interrupted:
+        state.members = _members(problem, config, device, progress, state, count)
         history.surrogates = 1 + len(state.members)
     equations = _final.run(state, candidates)
     history.interrupted = state.interrupted
