@@ -106,3 +106,46 @@ def test_stacked_scales_keep_a_term_that_matters_at_one_scale_only():
 def test_stability_penalty_is_checked_before_anything_runs():
     with pytest.raises(symweak.SymweakError, match=r"stability_penalty must be a number > 0"):
         symweak.Config.preset("network", stability_penalty=0)
+
+
+def _minor_system(seed=0, K=250):
+    # b = G ξ plus a structured error (a smooth function of the row index, as a surrogate's
+    # error is) that a spurious column follows a little
+    rng = np.random.default_rng(seed)
+    G = rng.standard_normal((K, 4))
+    smooth = np.sin(np.linspace(0, 6, K))
+    G[:, 3] += 0.1 * smooth
+    b = 1.5 * G[:, 0] - 0.5 * G[:, 1] + 0.3 * smooth
+    return G, b
+
+
+def test_a_term_that_explains_less_than_the_residual_leaves_is_dropped():
+    from symweak.regress import drop_minor_terms, lstsq
+
+    G, b = _minor_system()
+    full = lstsq(G[:, [0, 1, 3]], b).coef
+    coef = np.zeros(4)
+    coef[[0, 1, 3]] = full
+    fit = Fit(coef, 0.0, None, "stability")
+    fit.probabilities = np.array([1.0, 1.0, 0.0, 0.6])
+    r = np.linalg.norm(G @ coef - b)
+    part = abs(coef[3]) * np.linalg.norm(G[:, 3])
+    assert 0.1 < part / r < 0.15  # the spurious column's part of the fit (0.121)
+    out = drop_minor_terms(G, b, fit, 0.25)
+    assert out.support.tolist() == [0, 1]
+    np.testing.assert_allclose(out.coef[[0, 1]], [1.5, -0.5], rtol=0.03)
+    assert out.method == "stability+minor"
+    np.testing.assert_array_equal(out.probabilities, fit.probabilities)
+    # a smaller ratio keeps it; 0 is off; a kept term stays; the last term stays
+    assert drop_minor_terms(G, b, fit, 0.05) is fit
+    assert drop_minor_terms(G, b, fit, 0) is fit
+    assert drop_minor_terms(G, b, fit, 0.25, keep=[3]).support.tolist() == [0, 1, 3]
+    lone = Fit(np.array([0.0, 0.0, 0.0, 0.01]), 1.0, None, "x")
+    assert drop_minor_terms(G, b, lone, 0.25) is lone
+    with pytest.raises(symweak.SymweakError, match=r"ratio must be a number >= 0, got -1"):
+        drop_minor_terms(G, b, fit, -1)
+
+
+def test_minor_ratio_is_checked_before_anything_runs():
+    with pytest.raises(symweak.SymweakError, match=r"minor_ratio must be a number >= 0"):
+        symweak.Config.preset("network", minor_ratio=-0.1)

@@ -160,6 +160,11 @@ class SelectionConfig:
     stability_penalty: float = _entry(
         0.5, NETWORK, "stability selection: the 'log' criterion's penalty on each half"
     )
+    minor_ratio: float = _entry(
+        0.25,
+        NETWORK,
+        "final fit: drop a term whose part ‖G_j ξ_j‖ is below this times the residual (0: off)",
+    )
 
     def validate(self) -> None:
         from ..regress import CRITERIA, term_complexity
@@ -178,6 +183,8 @@ class SelectionConfig:
             _fail("stability_threshold", "a number in (0, 1]", t)
         if not (_is_number(self.stability_penalty) and self.stability_penalty > 0):
             _fail("stability_penalty", "a number > 0", self.stability_penalty)
+        if not (_is_number(self.minor_ratio) and self.minor_ratio >= 0):
+            _fail("minor_ratio", "a number >= 0", self.minor_ratio)
 
 
 @dataclass(frozen=True)

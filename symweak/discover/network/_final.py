@@ -46,6 +46,7 @@ from ...regress import (
     LOG_PENALTY,
     best_within,
     bootstrap_intervals,
+    drop_minor_terms,
     fit_equations,
     merge_columns,
     mstls,
@@ -160,6 +161,7 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
     with ``stable``, stability selection (when ``stability_resamples`` > 0) instead of one
     selection on all test functions."""
     sel, constraints = state.config.selection, state.problem.constraints
+    tls = state.config.final.final_estimator == "tls"
     Gn, bn = G.cpu().numpy(), b.cpu().numpy()
     designs = {}
     for e, lhs in enumerate(state.problem.lhs):
@@ -224,6 +226,12 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
             }
             fit = prefer_polynomials(
                 G, b, fit, alts, select_among, slack, complexity, LOG_PENALTY
+            )
+        if refit is not None or (stable and not tls):
+            # on the system that gives the coefficients: with total least squares the
+            # support is refitted there (refit), otherwise it is the one selected (stable)
+            fit = drop_minor_terms(
+                G, b, fit, sel.minor_ratio, keep, lambda G, b, s: refit_support(G, b, s, tls)
             )
         made[key] = fit
         return fit
