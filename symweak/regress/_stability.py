@@ -16,6 +16,7 @@ import numpy as np
 
 from .._errors import SymweakError
 from ._sparse import LOG_PENALTY, Fit, _check, _residual, _scales, _solve, log_scorer
+from ._uncertainty import refit_support
 
 __all__ = ["drop_minor_terms", "prefer_polynomials", "stability_selection"]
 
@@ -146,11 +147,7 @@ def drop_minor_terms(
     if ratio == 0:
         return fit
     if refit is None:
-        scales = _scales(G)
-
-        def refit(G, b, support):
-            return _solve(G, b, np.asarray(support, dtype=int), scales)
-
+        refit = lambda G, b, support: refit_support(G, b, support, tls=False)  # noqa: E731
     kept = {int(j) for j in keep}
     coef = np.asarray(fit.coef, dtype=float).copy()
     dropped = False
