@@ -216,7 +216,9 @@ def test_products_survive_save_and_load(tmp_path):
     assert History.from_dict(history.to_dict()).products == ["u_x^2", "u*u_x^2"]
 
 
-@pytest.mark.parametrize("name", ["kpz", "hamilton_jacobi", "nondivergence", "conserved_growth"])
+@pytest.mark.parametrize(
+    "name", ["kpz", "hamilton_jacobi", "nondivergence", "conserved_growth", "thin_film"]
+)
 def test_beyond_generators_obey_their_equations(name):
     from symweak.bench import generate
     from symweak.bench._beyond import BEYOND

@@ -12,7 +12,10 @@ the zoo's halves and no default was tuned on them.
 * ``conserved_growth``: a Cahn–Hilliard-type conserved equation of thin-film growth
   (the deterministic conserved KPZ / Lai–Das Sarma–Villain equation with diffusion),
   u_t = d_xx(μ) with chemical potential μ = 0.1 u − 0.05 u_xx + 0.3 u_x², whose gradient
-  term makes d_xx(u_x²) a product term no D^α F(U) library holds.
+  term makes d_xx(u_x²) a product term no D^α F(U) library holds;
+* ``thin_film``: the thin-film (lubrication) equation with linear mobility, the Hele-Shaw
+  cell, u_t = −0.1 (u u_xxx)_x for a film u > 0, whose canonical writing is
+  −0.05 d_xxxx(u²) + 0.15 d_xx(u_x²) (u u_xxx = ½ (u²)_xxx − 3/2 (u_x²)_x).
 """
 
 from __future__ import annotations
@@ -69,6 +72,18 @@ def _conserved_growth(nt=101, nx=256, T=4.0):
     )  # fmt: skip
 
 
+def _thin_film(nt=101, nx=256, T=3.0):
+    # u_t = -0.1 (u u_xxx)_x about the flat film u = 1: -0.1 u_xxxx implicit, the rest,
+    # -0.1 ((u - 1) u_xxx)_x, explicit; the film stays above 0.2
+    return _periodic_1d(
+        0.0, 10.0, nx, T, nt,
+        {"u": lambda x: 1.0 + 0.4 * np.sin(np.pi * x / 5) + 0.25 * np.cos(2 * np.pi * x / 5 + 0.5)
+                        + 0.15 * np.sin(3 * np.pi * x / 5 + 1.1)},
+        {"u": lambda k: -0.1 * k**4},
+        lambda f, D: {"u": -0.1 * D((f["u"] - 1.0) * D(f["u"], 3), 1)}, 40,
+    )  # fmt: skip
+
+
 def _case(name, title, equations, generator):
     return BenchmarkSystem(
         name,
@@ -98,5 +113,7 @@ BEYOND: dict[str, BenchmarkSystem] = {
               ["u_t = 0.1*u*u_xx"], _nondivergence),
         _case("conserved_growth", "Conserved thin-film growth (Cahn–Hilliard-type)",
               ["u_t = 0.1*u_xx - 0.05*u_xxxx + 0.3*d_xx(u_x^2)"], _conserved_growth),
+        _case("thin_film", "Thin-film equation with linear mobility (Hele-Shaw)",
+              ["u_t = -0.05*d_xxxx(u^2) + 0.15*d_xx(u_x^2)"], _thin_film),
     ]
 }  # fmt: skip
