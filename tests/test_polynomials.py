@@ -87,7 +87,9 @@ def _open_fit_problem(b, G):
     ]
     lhs = Term(u, "t")
     state = types.SimpleNamespace(
-        config=Config(),
+        # the WSINDy criterion and a flat complexity (the grid preset's before 2026-11-25),
+        # under which the readable selection keeps one term
+        config=Config().with_overrides({"criterion": "wsindy", "complexity": "terms"}),
         problem=types.SimpleNamespace(constraints=None, lhs=[lhs], seed=0),
     )
     cands = types.SimpleNamespace(

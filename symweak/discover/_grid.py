@@ -19,7 +19,7 @@ from sympy.core.function import AppliedUndef
 
 from .._errors import DataError, SymweakError
 from ..ir import Equation, polynomial_library, product_library, short
-from ..regress import fit_equations, mstls, stlsq, term_complexity
+from ..regress import drop_minor_terms, fit_equations, mstls, stlsq, term_complexity
 from ..weak import WeakAssembler
 from ._history import FitRecord, GridRecord, History
 from ._shared import (
@@ -194,12 +194,12 @@ def build_library(problem, config) -> list:
     return library
 
 
-def _test_functions(problem, config, axes, grids, orders):
+def _test_functions(problem, config, axes, grids, orders, scale):
     tcfg = config.tests
     bump = bump_for_orders(tcfg.test_function, orders)
     bounds = {n: (float(a[0]), float(a[-1])) for n, a in axes.items()}
     radius = None
-    if tcfg.scale in ("cap", "spectrum"):
+    if scale in ("cap", "spectrum"):
         radius = spectral_radius(axes, [grids[f] for f in problem.obs.field_names], bump)
     return make_tests(
         bounds,
@@ -207,7 +207,7 @@ def _test_functions(problem, config, axes, grids, orders):
         tcfg.eta,
         problem.seed,
         bump,
-        tcfg.scale,
+        scale,
         radius,
         domain=problem.obs.domain,
         floor=support_floor(axes),
@@ -221,7 +221,7 @@ def _fit_fn(config, constraints):
         keep = kept_indices(lib, constraints)
         if sel.threshold is not None:
             return stlsq(Ge, b, sel.threshold, keep=keep)
-        return mstls(
+        fit = mstls(
             Ge,
             b,
             keep=keep,
@@ -229,8 +229,28 @@ def _fit_fn(config, constraints):
             complexity=term_complexity(lib, sel.complexity),
             families=term_families(lib),
         )
+        # as in the network method's final fit: a term that explains less than a part of
+        # what the fit leaves unexplained is dropped (full-grid sine-Gordon at σ = 0.2 kept
+        # 0.013 u_xxyy beside the three true terms)
+        return drop_minor_terms(Ge, b, fit, sel.minor_ratio, keep)
 
     return fit_fn
+
+
+def _designs(problem, libraries, library, values, index, tests, orders) -> dict:
+    """``{lhs: (terms, G, b)}``: every equation's weak system against ``tests``."""
+    names = problem.obs.coord_names
+    assembler = WeakAssembler(problem.obs.grid.axes, tests, orders)
+    G = assembler.integrate(
+        values[[index[t.F] for t in library]], [t.orders(names) for t in library]
+    ).numpy()
+    position = {t: i for i, t in enumerate(library)}
+    designs = {}
+    for lhs in problem.lhs:
+        lib = [t for t in libraries[lhs] if t in position]
+        b = assembler.integrate(values[[index[lhs.F]]], [lhs.orders(names)]).numpy()[:, 0]
+        designs[lhs] = (lib, G[:, [position[t] for t in lib]], b)
+    return designs
 
 
 def run(problem, config) -> tuple[list[Equation], History]:
@@ -249,8 +269,6 @@ def run(problem, config) -> tuple[list[Equation], History]:
     orders = {
         n: max(t.orders(names)[i] for t in [*library, *problem.lhs]) for i, n in enumerate(names)
     }
-    tests = _test_functions(problem, config, axes, grids, orders)
-    assembler = WeakAssembler(axes, tests, orders)
     funcs, index = distinct_functions([*library, *problem.lhs])
     sigma = {f: estimate_noise(g) for f, g in grids.items()} if config.selection.debias else None
     derivs = sorted(
@@ -261,16 +279,24 @@ def run(problem, config) -> tuple[list[Equation], History]:
     if bad:  # e.g. log(u) where u <= 0: such candidates cannot be integrated; say so
         library = [t for t in library if np.all(np.isfinite(values[index[t.F]]))]
         log.warning("dropped candidate terms with non-finite values on the data: %s", bad)
-    G = assembler.integrate(
-        values[[index[t.F] for t in library]], [t.orders(names) for t in library]
-    ).numpy()
-    position = {t: i for i, t in enumerate(library)}
-    designs = {}
-    for lhs in problem.lhs:
-        lib = [t for t in libraries[lhs] if t in position]
-        b = assembler.integrate(values[[index[lhs.F]]], [lhs.orders(names)]).numpy()[:, 0]
-        designs[lhs] = (lib, G[:, [position[t] for t in lib]], b)
-    fits = fit_equations(designs, ties, _fit_fn(config, problem.constraints))
+    tcfg = config.tests
+    scales = list(dict.fromkeys((tcfg.scale, *tcfg.also_scales)))
+    tried = {}
+    for scale in scales:
+        tests = _test_functions(problem, config, axes, grids, orders, scale)
+        designs = _designs(problem, libraries, library, values, index, tests, orders)
+        fits = fit_equations(designs, ties, _fit_fn(config, problem.constraints))
+        residual = float(np.mean([fit.residual for _, fit in fits.values()]))
+        tried[scale] = (residual, tests, designs, fits)
+    least = min(r for r, *_ in tried.values())
+    chosen = next(k for k, v in tried.items() if v[0] <= tcfg.scale_switch * least)
+    _, tests, designs, fits = tried[chosen]
+    if len(tried) > 1:
+        log.info(
+            "grid fit: residuals %s; keeping the %s radii",
+            ", ".join(f"{k} {v[0]:.4g}" for k, v in tried.items()),
+            chosen,
+        )
     equations = [Equation(lhs, fits[lhs][0]) for lhs in problem.lhs]
     record = GridRecord(
         seconds=time.perf_counter() - start,
@@ -284,6 +310,8 @@ def run(problem, config) -> tuple[list[Equation], History]:
         rules=[r.as_dict() for r in reports],
         non_finite_functions=bad,
         noise_estimate=sigma,
+        scale=chosen,
+        residuals={k: v[0] for k, v in tried.items()},
     )
     history = History(
         grid=record,

@@ -123,6 +123,10 @@ class GridRecord:
     rules: list = field(default_factory=list)
     non_finite_functions: list = field(default_factory=list)
     noise_estimate: dict | None = None
+    #: the test-function radii kept (``scale`` or one of ``also_scales``) and each one's
+    #: mean relative weak-form residual
+    scale: str | None = None
+    residuals: dict = field(default_factory=dict)
 
 
 _PHASE_TYPES = {"warmup": WarmupRecord, "tune": TuneRecord, "final": FinalRecord}
