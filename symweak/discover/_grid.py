@@ -77,11 +77,21 @@ def _debiased(F: sympy.Expr, grids: Mapping[str, np.ndarray], sigma: Mapping[str
     sin(u) and cos(u) are scaled by exp(σ²/2) (E[sin(u + ε)] = e^{-σ²/2} sin u).
     """
     out = 1.0
-    for factor in sympy.Mul.make_args(F):
+    factors = sympy.Mul.make_args(F)
+    if not _independent_noise(factors, sigma):
+        return None
+    for factor in factors:
         base, exp = factor.as_base_exp()
         if isinstance(base, AppliedUndef) and exp.is_Integer and exp > 0:
             name = base.func.__name__
             out = out * _hermite_power(grids[name], int(exp), sigma.get(name, 0.0))
+        elif isinstance(base, sympy.Derivative) and exp.is_Integer and exp > 0:
+            # a derivative taken of the data (data_jets): its noise is the field's through
+            # the filter, of standard deviation ``sigma[short(base)]`` (jet_noise)
+            name = short(base)
+            if name not in sigma:
+                return None
+            out = out * _hermite_power(grids[name], int(exp), sigma[name])
         elif isinstance(factor, (sympy.sin, sympy.cos)) and isinstance(
             factor.args[0], AppliedUndef
         ):
@@ -93,6 +103,34 @@ def _debiased(F: sympy.Expr, grids: Mapping[str, np.ndarray], sigma: Mapping[str
         else:
             return None
     return out
+
+
+def _independent_noise(factors, sigma) -> bool:
+    """Whether the noises of the distinct factors of a product are independent, so that
+    the product of their Hermite estimates is unbiased: a field and its derivatives taken
+    by symmetric filters (data_jets) are uncorrelated at a point when their orders differ
+    in parity along some axis (u and u_x: the derivative filter is odd, the field's value
+    its centre); u and u_xx, or u_x and u_xxx, are correlated and are not debiased."""
+    seen: dict[str, list[tuple[int, ...]]] = {}
+    for factor in factors:
+        base, _ = factor.as_base_exp()
+        if isinstance(base, sympy.Derivative) and isinstance(base.expr, AppliedUndef):
+            field = base.expr.func.__name__
+            orders = {str(s): int(n) for s, n in base.variable_count}
+        elif isinstance(base, AppliedUndef):
+            field, orders = base.func.__name__, {}
+        else:
+            continue
+        if not sigma.get(field, 0.0):
+            continue
+        axes = sorted(set(orders) | {a for o in seen.get(field, []) for a, _ in o})
+        mine = tuple((a, orders.get(a, 0)) for a in axes)
+        for other in seen.get(field, []):
+            theirs = dict(other)
+            if all((n - theirs.get(a, 0)) % 2 == 0 for a, n in mine):
+                return False
+        seen.setdefault(field, []).append(tuple(sorted(orders.items())))
+    return True
 
 
 def evaluate_functions(
@@ -158,6 +196,27 @@ def data_jets(grids: Mapping[str, np.ndarray], axes: Mapping[str, np.ndarray], d
                 values, window, order, deriv=int(n), delta=float(step[0]), axis=axis, mode="interp"
             )
         out[short(d)] = values
+    return out
+
+
+def jet_noise(axes: Mapping[str, np.ndarray], derivs, sigma: Mapping[str, float]) -> dict:
+    """``{"u_x": s, …}``: the standard deviation of white noise of level ``sigma[u]`` after
+    the Savitzky–Golay filters of :func:`data_jets` (away from the grid's ends), the norm of
+    the filters' coefficients (one per differentiated axis) times the field's. Squares of
+    such derivatives carry this variance as a bias (E[(u_x + e)²] = u_x² + s²), which
+    :func:`evaluate_functions` removes."""
+    from scipy.signal import savgol_coeffs
+
+    out = {}
+    for d in derivs:
+        level = sigma.get(d.expr.func.__name__, 0.0)
+        for sym, n in d.variable_count:
+            a = np.asarray(axes[str(sym)], dtype=float)
+            window = min(SAVGOL_WINDOW, len(a) - (1 - len(a) % 2))
+            order = min(max(SAVGOL_ORDER, int(n) + 1), window - 1)
+            coeffs = savgol_coeffs(window, order, deriv=int(n), delta=float(a[1] - a[0]))
+            level *= float(np.linalg.norm(coeffs))
+        out[short(d)] = level
     return out
 
 
@@ -274,7 +333,10 @@ def run(problem, config) -> tuple[list[Equation], History]:
     derivs = sorted(
         {d for F in funcs for d in F.atoms(sympy.Derivative)}, key=sympy.default_sort_key
     )
-    values = evaluate_functions(funcs, {**grids, **data_jets(grids, axes, derivs)}, sigma)
+    jets = data_jets(grids, axes, derivs)
+    if sigma is not None and derivs:
+        sigma = {**sigma, **jet_noise(axes, derivs, sigma)}
+    values = evaluate_functions(funcs, {**grids, **jets}, sigma)
     bad = [str(funcs[i]) for i in range(len(funcs)) if not np.all(np.isfinite(values[i]))]
     if bad:  # e.g. log(u) where u <= 0: such candidates cannot be integrated; say so
         library = [t for t in library if np.all(np.isfinite(values[index[t.F]]))]
