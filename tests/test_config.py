@@ -60,6 +60,7 @@ def test_to_dict_round_trip_and_unknown_keys():
         ("degree", 0, "degree must be an integer >= 1, got 0"),
         ("threshold", -1, "threshold must be None or a number >= 0, got -1"),
         ("debias", "yes", "debias must be True or False, got 'yes'"),
+        ("unary", 1, "unary must be True or False, got 1"),
     ],
 )
 def test_grid_entries_are_checked(name, value, message):

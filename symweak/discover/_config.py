@@ -89,6 +89,9 @@ class LibraryConfig:
     )
     max_total: int | None = _entry(None, GRID, "highest total derivative order (2-D default 4)")
     include_constant: bool = _entry(False, BOTH, "include the constant F = 1")
+    unary: bool = _entry(
+        True, GRID, "apply the operator set's functions (sin, tanh, …) to each field"
+    )
     shape_tol: float = _entry(
         0.1, NETWORK, "offer f(u) where it differs from its cubic Taylor polynomial by this much"
     )
@@ -105,6 +108,8 @@ class LibraryConfig:
             _fail("max_order", "a mapping {coordinate: order >= 0}", self.max_order)
         if self.max_total is not None and not (_is_int(self.max_total) and self.max_total >= 1):
             _fail("max_total", "None or an integer >= 1", self.max_total)
+        if not isinstance(self.unary, bool):
+            _fail("unary", "True or False", self.unary)
         if not (_is_number(self.shape_tol) and 0 <= self.shape_tol < 1):
             _fail("shape_tol", "a number in [0, 1)", self.shape_tol)
         if not (_is_int(self.max_degree) and self.max_degree >= 1):
@@ -362,8 +367,9 @@ class FinalFitConfig:
     correction_width: float = _entry(0.33, NETWORK, "its smoothing width (mean spacings)")
     readable_slack: float = _entry(
         0.25,
-        NETWORK,
-        "prefer terms without fitted constants inside F while the residual grows at most this",
+        BOTH,
+        "prefer readable terms (no fitted constants inside F; a function's polynomial "
+        "expansion) while the residual grows at most this",
     )
     evidence_epochs: int = _entry(
         0,
