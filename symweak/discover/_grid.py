@@ -20,11 +20,9 @@ from sympy.core.function import AppliedUndef
 from .._errors import DataError, SymweakError
 from ..ir import Equation, polynomial_library, product_library, short
 from ..regress import (
-    LOG_PENALTY,
     drop_minor_terms,
     fit_equations,
     mstls,
-    prefer_polynomials,
     stlsq,
     term_complexity,
 )
@@ -37,7 +35,7 @@ from ._shared import (
     filter_library,
     kept_indices,
     make_tests,
-    polynomial_alternatives,
+    prefer_expansions,
     spectral_radius,
     support_floor,
     term_families,
@@ -317,28 +315,18 @@ def _fit_fn(config, constraints):
         # polynomial expansion: with sin u offered, full-grid Chafee–Infante at σ = 0.01
         # read 5.32 u − 6.35 sin u + 0.99 u_xx (u − u³/6 in disguise), and Nagumo −7.1 u +
         # 1.36 u² + 6.87 sin u + …; as in the network method's final fit
-        kept = set(keep)
-        alts = {
-            j: a
-            for j, a in polynomial_alternatives(lib, EXPANSION_DEGREE).items()
-            if j not in kept
-        }
-        slack = config.final.readable_slack
-        if alts and slack:
-
-            def select_among(Gs, bs, cols):
-                return mstls(
-                    Gs,
-                    bs,
-                    keep=[i for i, c in enumerate(cols) if c in kept],
-                    criterion=sel.criterion,
-                    complexity=None if complexity is None else complexity[cols],
-                    families=[families[c] for c in cols],
-                )
-
-            fit = prefer_polynomials(
-                Ge, b, fit, alts, select_among, slack, complexity, LOG_PENALTY
-            )
+        fit = prefer_expansions(
+            Ge,
+            b,
+            fit,
+            lib,
+            keep,
+            sel.criterion,
+            complexity,
+            families,
+            config.final.readable_slack,
+            EXPANSION_DEGREE,
+        )
         # as in the network method's final fit: a term that explains less than a part of
         # what the fit leaves unexplained is dropped (full-grid sine-Gordon at σ = 0.2 kept
         # 0.013 u_xxyy beside the three true terms)

@@ -305,6 +305,32 @@ def polynomial_alternatives(terms: Sequence[Term], degree: int = 3) -> dict[int,
     return out
 
 
+def prefer_expansions(G, b, fit, lib, keep, criterion, complexity, families, slack, degree=3):
+    """``fit`` with each function term of ``lib`` (sin u, tanh u; not those in ``keep``)
+    replaced by its polynomial expansion up to ``degree`` wherever that scores at most
+    ``slack`` worse (:func:`symweak.regress.prefer_polynomials`), the replacement chosen by
+    the same selection (``criterion``, ``complexity``, ``families``) among the rest of the
+    support and the expansion's columns."""
+    from ..regress import LOG_PENALTY, mstls, prefer_polynomials
+
+    kept = set(keep)
+    alts = {j: a for j, a in polynomial_alternatives(lib, degree).items() if j not in kept}
+    if not (alts and slack):
+        return fit
+
+    def select_among(Gs, bs, cols):
+        return mstls(
+            Gs,
+            bs,
+            keep=[i for i, c in enumerate(cols) if c in kept],
+            criterion=criterion,
+            complexity=None if complexity is None else complexity[cols],
+            families=[families[c] for c in cols],
+        )
+
+    return prefer_polynomials(G, b, fit, alts, select_among, slack, complexity, LOG_PENALTY)
+
+
 def distinct_functions(terms: Sequence[Term]) -> tuple[list[sympy.Expr], dict]:
     """The distinct F of ``terms`` in first-seen order, and ``{F: position}``."""
     funcs: list[sympy.Expr] = []

@@ -51,7 +51,6 @@ from ...regress import (
     merge_columns,
     mstls,
     pareto_front,
-    prefer_polynomials,
     refit_support,
     self_ties,
     stability_selection,
@@ -66,7 +65,7 @@ from .._history import FinalRecord, FitRecord
 from .._shared import (
     has_fitted_constants,
     kept_indices,
-    polynomial_alternatives,
+    prefer_expansions,
     term_families,
 )
 from . import _evidence
@@ -174,7 +173,6 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
         # on one system (the scales stacked) can be refitted on another (one scale)
         key = (tuple(lib), len(made))
         keep = kept_indices(lib, constraints)
-        kept = set(keep)
         complexity = term_complexity(lib, sel.complexity)
         families = term_families(lib)
 
@@ -187,17 +185,6 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
                 complexity=complexity,
                 families=families,
                 penalty=penalty,
-            )
-
-        def select_among(Gs, bs, cols):
-            # the selection on the columns ``cols`` of this design
-            return mstls(
-                Gs,
-                bs,
-                keep=[i for i, c in enumerate(cols) if c in kept],
-                criterion=sel.criterion,
-                complexity=None if complexity is None else complexity[cols],
-                families=[families[c] for c in cols],
             )
 
         if refit is not None:
@@ -219,14 +206,10 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
         if stable and refit is None and slack:
             # a function term must explain the weak form clearly better than its
             # polynomial expansion (-6.35 u + 7.49 sin u is 1.2 u - 1.2 u^3 in disguise)
-            alts = {
-                j: a
-                for j, a in polynomial_alternatives(lib, EXPANSION_DEGREE).items()
-                if j not in kept
-            }
-            fit = prefer_polynomials(
-                G, b, fit, alts, select_among, slack, complexity, LOG_PENALTY
-            )
+            fit = prefer_expansions(
+                G, b, fit, lib, keep, sel.criterion, complexity, families, slack,
+                EXPANSION_DEGREE,
+            )  # fmt: skip
         if refit is not None or (stable and not tls):
             # on the system that gives the coefficients: with total least squares the
             # support is refitted there (refit), otherwise it is the one selected (stable)
