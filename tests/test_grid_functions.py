@@ -2,6 +2,7 @@
 and keeps one only where it explains the weak form clearly better than its polynomial
 expansion (a function of a field and the field together write a cubic over a small range)."""
 
+import numpy as np
 import pytest
 
 import symweak
@@ -45,3 +46,26 @@ def test_functions_can_be_left_out_of_the_grid_library():
     res, coefs = _grid_run("sine_reaction", 0.01, "+,-,*,sin", unary=False)
     assert not any("sin" in name for name in res.history.grid.library)
     assert "sin(u)" not in coefs
+
+
+@pytest.mark.parametrize(
+    "fn, bias",
+    [("sin", lambda s: np.exp(-(s**2) / 2)), ("cos", lambda s: np.exp(-(s**2) / 2)),
+     ("exp", lambda s: np.exp(s**2 / 2))],
+)  # fmt: skip
+def test_functions_of_noisy_fields_are_debiased(fn, bias):
+    import sympy
+
+    from symweak.discover._grid import evaluate_functions
+    from symweak.ir import field
+
+    rng = np.random.default_rng(0)
+    clean = 0.5 + 0.3 * np.sin(np.linspace(0, 20, 400_000))
+    sigma = 0.3
+    noisy = clean + sigma * rng.standard_normal(clean.shape)
+    F = getattr(sympy, fn)(field("u", "tx"))
+    want = getattr(np, fn)(clean).mean()
+    raw = evaluate_functions([F], {"u": noisy})[0].mean()
+    fixed = evaluate_functions([F], {"u": noisy}, {"u": sigma})[0].mean()
+    assert raw / want == pytest.approx(bias(sigma), rel=0.01)  # E[f(u + e)] for e ~ N(0, σ²)
+    assert fixed == pytest.approx(want, rel=0.01)

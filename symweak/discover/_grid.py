@@ -84,7 +84,8 @@ def _debiased(F: sympy.Expr, grids: Mapping[str, np.ndarray], sigma: Mapping[str
     """F evaluated with the noise-induced bias removed, or None when no rule applies.
 
     Products of field powers use Hermite polynomials (independent noise per field);
-    sin(u) and cos(u) are scaled by exp(σ²/2) (E[sin(u + ε)] = e^{-σ²/2} sin u).
+    sin(u) and cos(u) are scaled by exp(σ²/2) (E[sin(u + ε)] = e^{-σ²/2} sin u), exp(u) by
+    exp(-σ²/2).
     """
     out = 1.0
     factors = sympy.Mul.make_args(F)
@@ -92,7 +93,11 @@ def _debiased(F: sympy.Expr, grids: Mapping[str, np.ndarray], sigma: Mapping[str
         return None
     for factor in factors:
         base, exp = factor.as_base_exp()
-        if isinstance(base, AppliedUndef) and exp.is_Integer and exp > 0:
+        if isinstance(factor, sympy.exp) and isinstance(factor.args[0], AppliedUndef):
+            # E[exp(u + ε)] = e^{σ²/2} exp u
+            name = factor.args[0].func.__name__
+            out = out * np.exp(grids[name]) * np.exp(-(sigma.get(name, 0.0) ** 2) / 2)
+        elif isinstance(base, AppliedUndef) and exp.is_Integer and exp > 0:
             name = base.func.__name__
             out = out * _hermite_power(grids[name], int(exp), sigma.get(name, 0.0))
         elif isinstance(base, sympy.Derivative) and exp.is_Integer and exp > 0:
