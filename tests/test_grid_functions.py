@@ -69,3 +69,46 @@ def test_functions_of_noisy_fields_are_debiased(fn, bias):
     fixed = evaluate_functions([F], {"u": noisy}, {"u": sigma})[0].mean()
     assert raw / want == pytest.approx(bias(sigma), rel=0.01)  # E[f(u + e)] for e ~ N(0, σ²)
     assert fixed == pytest.approx(want, rel=0.01)
+
+
+def _two_scales(rng, n=300):
+    """Scale "cap": b = c0 + c1 + c2 with c2 carrying much of b; scale "axis": c2's column
+    nearly vanishes (large supports average it out) and the residual is smaller."""
+    from symweak.grammar import parse_term
+    from symweak.regress import Fit
+
+    lib = [parse_term(s, coords="t,x") for s in ("u_x", "u_xx", "u_xxxx")]
+
+    def scale(w2, noise):
+        G = rng.standard_normal((n, 3))
+        G[:, 2] *= w2
+        return G, G @ np.ones(3) + noise * rng.standard_normal(n)
+
+    def fit(G, b, support):
+        coef = np.zeros(3)
+        coef[support] = np.linalg.lstsq(G[:, support], b, rcond=None)[0]
+        return Fit(coef, float(np.linalg.norm(G @ coef - b) / np.linalg.norm(b)))
+
+    (GA, bA), (GB, bB) = scale(1.0, 0.3), scale(0.01, 0.1)
+    lhs = "u_t"
+    fits = {"cap": fit(GA, bA, [0, 1, 2]), "axis": fit(GB, bB, [0, 1])}
+    return {
+        k: (f.residual, None, {lhs: (lib, G, b)}, {lhs: (None, f)})
+        for (k, f), (G, b) in zip(fits.items(), [(GA, bA), (GB, bB)])
+    }
+
+
+def test_the_scales_agree_on_a_support_that_holds_on_both():
+    from symweak.discover._grid import _scale_choice
+
+    tried = _two_scales(np.random.default_rng(0))
+    assert tried["axis"][0] * 1.5 < tried["cap"][0]  # the residuals favour "axis"
+    residual = symweak.Config.preset("grid", scale_rule="residual")
+    assert _scale_choice(tried, residual) == "axis"  # which drops the third term
+    # refitted on "cap", "axis"'s support leaves far more of b; "cap"'s costs nothing on "axis"
+    assert _scale_choice(tried, symweak.Config.preset("grid")) == "cap"
+
+
+def test_scale_rule_is_checked():
+    with pytest.raises(symweak.SymweakError, match="scale_rule must be 'support' or 'residual'"):
+        symweak.Config.preset("grid", scale_rule="both")

@@ -132,6 +132,12 @@ class TestFunctionConfig:
     also_scales: tuple = _entry(
         ("axis",), GRID, "radii also tried after `scale` (the full-grid method; () : none)"
     )
+    scale_rule: str = _entry(
+        "support",
+        GRID,
+        "full grid, several scales: 'support' (the supports that hold on every scale) or "
+        "'residual' (the first scale within scale_switch of the least residual)",
+    )
     scale_switch: float = _entry(
         1.5, GRID, "keep the first radii whose residual is within this factor of the least"
     )
@@ -153,6 +159,8 @@ class TestFunctionConfig:
         also = self.also_scales
         if not (isinstance(also, (tuple, list)) and all(x in SCALES for x in also)):
             _fail("also_scales", f"scales among {', '.join(map(repr, SCALES))}", self.also_scales)
+        if self.scale_rule not in ("support", "residual"):
+            _fail("scale_rule", "'support' or 'residual'", self.scale_rule)
         if not (_is_number(self.scale_switch) and self.scale_switch >= 1):
             _fail("scale_switch", "a number >= 1", self.scale_switch)
         if not (_is_int(self.min_points) and self.min_points >= 0):
