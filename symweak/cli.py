@@ -65,11 +65,11 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
-    fixed = ("data", "speed", "units", "paper", "hole", "fullgrid")
+    fixed = ("data", "speed", "units", "paper", "hole")
     if args.set and args.name in fixed:
         raise SymweakError(
             f"--set applies to a system's row (`symweak bench burgers --set surrogates=3`) "
-            f"and to `zoo`, not to `{args.name}`; leave it out."
+            f"and to `zoo` and `fullgrid`, not to `{args.name}`; leave it out."
         )
     if args.name == "data":
         if not args.rest:
@@ -144,11 +144,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     elif args.name == "fullgrid":
         folder = Path(args.shared)
         names = args.rest or list(CLASSIC_FILES)
+        options = _set_options(args.set)
         for name in names:
             system = get_system(name)
             data = classic_observations(system, folder) if args.classic else None
             for noise in args.noises:
-                row = run_case(system.name, 1.0, noise, args.seed, data=data)
+                row = run_case(system.name, 1.0, noise, args.seed, data=data, **options)
                 row["data"] = CLASSIC_FILES[system.name] if args.classic else "generated"
                 rows.append(row)
                 print(format_rows([row]).splitlines()[-1], flush=True)
@@ -566,7 +567,8 @@ def _bench_parser(sub) -> None:
         "--set",
         action="append",
         metavar="KEY=VALUE",
-        help="a system's row and zoo: any config option, e.g. --set surrogates=3 (repeatable)",
+        help="a system's row, zoo and fullgrid: any config option, e.g. --set surrogates=3 "
+        "(repeatable)",
     )
     p.set_defaults(func=_cmd_bench)
 

@@ -164,6 +164,11 @@ def test_bench_set_options_reach_the_row_and_the_zoo(monkeypatch, capsys):
     assert main(["bench", "speed", "--set", "surrogates=3"]) == 2
     assert "--set applies to a system's row" in capsys.readouterr().err
     assert len(calls) == n  # nothing ran
+    # the full-grid sweep takes grid options (scale_rule, unary, …) too
+    args = ["bench", "fullgrid", "burgers", "--noises", "0.1", "--set", "scale_rule=residual"]
+    assert main(args) == 0
+    assert calls[-1][:4] == ("burgers", 1.0, 0.1, 0)
+    assert calls[-1][4]["scale_rule"] == "residual"
 
 
 def test_discover_set_options_reach_the_config(tmp_path, monkeypatch, capsys):
