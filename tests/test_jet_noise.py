@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 import sympy
 
-import symweak
 from symweak.discover._grid import data_jets, evaluate_functions, jet_noise
-from symweak.ir import field, short
+from symweak.ir import field
 
 t, x = sympy.symbols("t x")
 U = field("u", "tx")
@@ -71,17 +70,3 @@ def test_correlated_factors_are_left_as_they_are():
         evaluate_functions([F], grids, sigma)[0], evaluate_functions([F], grids)[0]
     )
 
-
-def test_kpz_at_ten_percent_noise_on_the_full_grid():
-    from symweak.bench._runner import generate
-
-    obs = generate("kpz").add_noise(0.1, seed=0)
-    res = symweak.discover(
-        obs, ops="+,-,*,sin", lhs="u_t", constraints="inputs: u, u_x", seed=0, progress=False
-    )
-    assert res.method == "grid"
-    coefs = {short(t): c for t, c in res.coefficients.items()}
-    assert set(coefs) == {"u_xx", "u_x^2"}
-    # measured 0.0765 and 0.494; without the debiasing -0.0708 u² + 0.365 u_x²
-    assert coefs["u_xx"] == pytest.approx(0.08, rel=0.08)
-    assert coefs["u_x^2"] == pytest.approx(0.5, rel=0.03)

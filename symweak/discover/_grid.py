@@ -186,6 +186,14 @@ SAVGOL_WINDOW = 11
 SAVGOL_ORDER = 4
 
 
+def _savgol_shape(points: int, deriv: int) -> tuple[int, int]:
+    """(window, polynomial order) of the Savitzky–Golay filter for an ``deriv``-th
+    derivative along an axis of ``points`` points: ``SAVGOL_WINDOW`` points (odd, at most
+    the axis) and order ``SAVGOL_ORDER``, at least deriv + 1, below the window."""
+    window = min(SAVGOL_WINDOW, points - (1 - points % 2))
+    return window, min(max(SAVGOL_ORDER, deriv + 1), window - 1)
+
+
 def data_jets(grids: Mapping[str, np.ndarray], axes: Mapping[str, np.ndarray], derivs) -> dict:
     """``{"u_x": values, …}``: derivatives of the gridded data that product terms take, by
     Savitzky–Golay filters (local polynomial fits of ``SAVGOL_ORDER`` over
@@ -207,8 +215,7 @@ def data_jets(grids: Mapping[str, np.ndarray], axes: Mapping[str, np.ndarray], d
                     f"{short(d)} is taken of the data on the full-grid path, which needs an "
                     f"evenly spaced {sym} axis; resample the data or drop `inputs:`."
                 )
-            window = min(SAVGOL_WINDOW, len(a) - (1 - len(a) % 2))
-            order = min(max(SAVGOL_ORDER, int(n) + 1), window - 1)
+            window, order = _savgol_shape(len(a), int(n))
             values = savgol_filter(
                 values, window, order, deriv=int(n), delta=float(step[0]), axis=axis, mode="interp"
             )
@@ -229,8 +236,7 @@ def jet_noise(axes: Mapping[str, np.ndarray], derivs, sigma: Mapping[str, float]
         level = sigma.get(d.expr.func.__name__, 0.0)
         for sym, n in d.variable_count:
             a = np.asarray(axes[str(sym)], dtype=float)
-            window = min(SAVGOL_WINDOW, len(a) - (1 - len(a) % 2))
-            order = min(max(SAVGOL_ORDER, int(n) + 1), window - 1)
+            window, order = _savgol_shape(len(a), int(n))
             coeffs = savgol_coeffs(window, order, deriv=int(n), delta=float(a[1] - a[0]))
             level *= float(np.linalg.norm(coeffs))
         out[short(d)] = level
