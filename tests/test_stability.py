@@ -57,6 +57,44 @@ def test_a_term_only_some_halves_want_is_dropped():
     assert 10 in kept.support  # constraints' keep: terms survive
 
 
+def _two_models(first: int):
+    """A selector that returns one coherent support ([1, 4, 8], the truth of :func:`_system`)
+    on the first ``first`` halves and another ([1, 5, 10]) on the rest."""
+    calls = {"n": 0}
+
+    def select(Gs, bs):
+        calls["n"] += 1
+        sup = [1, 4, 8] if calls["n"] <= first else [1, 5, 10]
+        coef = np.zeros(Gs.shape[1])
+        coef[sup] = np.linalg.lstsq(Gs[:, sup], bs, rcond=None)[0]
+        return Fit(coef, 0.0)
+
+    return select
+
+
+def test_a_support_most_halves_chose_is_not_split_by_the_threshold():
+    G, b, xi = _system(noise=0.0)
+    # 11 of 20 halves choose the truth, 9 a second coherent model: each term but the shared
+    # one stands at 0.55 or 0.45, and a per-term threshold of 0.6 keeps column 1 alone
+    split = stability_selection(G, b, _two_models(11), resamples=20, majority=False)
+    assert list(split.support) == [1]
+    np.testing.assert_allclose(split.probabilities[[1, 4, 5, 8, 10]], [1, 0.55, 0.45, 0.55, 0.45])
+    whole = stability_selection(G, b, _two_models(11), resamples=20)
+    assert list(whole.support) == [1, 4, 8]
+    np.testing.assert_allclose(whole.coef[[1, 4, 8]], xi[[1, 4, 8]], rtol=1e-9)
+    # half the halves is no majority: the threshold alone decides
+    tie = stability_selection(G, b, _two_models(10), resamples=20)
+    assert list(tie.support) == [1]
+
+
+def test_majority_support_needs_more_than_half():
+    from symweak.regress._stability import majority_support
+
+    assert majority_support([[2, 1], [1, 2], [3]]) == {1, 2}
+    assert majority_support([[1, 2], [3], [1, 2], [3]]) == set()
+    assert majority_support([]) == set()
+
+
 @pytest.mark.parametrize(
     "kwargs,message",
     [
@@ -149,3 +187,9 @@ def test_a_term_that_explains_less_than_the_residual_leaves_is_dropped():
 def test_minor_ratio_is_checked_before_anything_runs():
     with pytest.raises(symweak.SymweakError, match=r"minor_ratio must be a number >= 0"):
         symweak.Config.preset("network", minor_ratio=-0.1)
+
+
+def test_stability_majority_is_checked_before_anything_runs():
+    with pytest.raises(symweak.SymweakError, match=r"stability_majority must be True or False"):
+        symweak.Config.preset("network", stability_majority=1)
+    assert symweak.Config.preset("network").selection.stability_majority is True

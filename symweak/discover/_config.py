@@ -185,6 +185,9 @@ class SelectionConfig:
     stability_threshold: float = _entry(
         0.6, NETWORK, "stability selection: keep terms chosen on at least this fraction"
     )
+    stability_majority: bool = _entry(
+        True, NETWORK, "stability selection: keep whole a support most halves chose exactly"
+    )
     stability_penalty: float = _entry(
         0.5, NETWORK, "stability selection: the 'log' criterion's penalty on each half"
     )
@@ -209,6 +212,8 @@ class SelectionConfig:
         t = self.stability_threshold
         if not (_is_number(t) and 0 < t <= 1):
             _fail("stability_threshold", "a number in (0, 1]", t)
+        if not isinstance(self.stability_majority, bool):
+            _fail("stability_majority", "True or False", self.stability_majority)
         if not (_is_number(self.stability_penalty) and self.stability_penalty > 0):
             _fail("stability_penalty", "a number > 0", self.stability_penalty)
         if not (_is_number(self.minor_ratio) and self.minor_ratio >= 0):

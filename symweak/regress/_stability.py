@@ -18,7 +18,7 @@ from .._errors import SymweakError
 from ._sparse import LOG_PENALTY, Fit, _check, _residual, _scales, _solve, log_scorer
 from ._uncertainty import refit_support
 
-__all__ = ["drop_minor_terms", "prefer_polynomials", "stability_selection"]
+__all__ = ["drop_minor_terms", "majority_support", "prefer_polynomials", "stability_selection"]
 
 
 def stability_selection(
@@ -30,12 +30,21 @@ def stability_selection(
     fraction: float = 0.5,
     keep=(),
     seed: int = 0,
+    majority: bool = True,
 ) -> Fit:
     """Keep the terms that ``select(G_half, b_half)`` picks on at least ``threshold`` of
     ``resamples`` random halves (``fraction``) of the rows; refit them on all rows by least
     squares. The returned fit's ``probabilities`` holds each column's inclusion probability
     and ``path`` the supports of the halves. With no term at the threshold, the selection on
-    all rows is returned (with the probabilities)."""
+    all rows is returned (with the probabilities).
+
+    With ``majority`` (default), a support that more than half of the halves chose exactly
+    is kept whole: the per-term threshold would otherwise split a model the halves agree on
+    when a second, coherent model takes the other votes. Gray–Scott's w equation (10 % of
+    the grid, σ = 0) had its true four terms on 11 of 20 halves and v w, v w², w,
+    d_xx(sin w) on 8: each term but w then stood at 0.55 or 0.45, and the threshold left
+    w_t = 0.024 w, a support no half had chosen. Terms outside a majority support are on
+    fewer than half the halves, so this only adds terms between one half and ``threshold``."""
     G, b = _check(G, b)
     K, S = G.shape
     if not (isinstance(resamples, int) and resamples >= 1):
@@ -55,6 +64,8 @@ def stability_selection(
         supports.append([int(j) for j in fit.support])
     probabilities = counts / resamples
     chosen = set(np.flatnonzero(probabilities >= threshold - 1e-12).tolist())
+    if majority:
+        chosen |= majority_support(supports)
     chosen |= {int(j) for j in keep}
     if not chosen:
         fit = select(G, b)
@@ -66,6 +77,16 @@ def stability_selection(
     fit.path = [{"support": s} for s in supports]
     fit.probabilities = probabilities
     return fit
+
+
+def majority_support(supports: list) -> set:
+    """The support (column indices) that more than half of ``supports`` are, else empty."""
+    counts: dict = {}
+    for sup in supports:
+        key = tuple(sorted(int(j) for j in sup))
+        counts[key] = counts.get(key, 0) + 1
+    best = max(counts, key=counts.get, default=())
+    return set(best) if 2 * counts.get(best, 0) > len(supports) else set()
 
 
 def prefer_polynomials(

@@ -197,6 +197,7 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
                 lambda Gs, bs: select(Gs, bs, sel.stability_penalty),
                 resamples=sel.stability_resamples,
                 threshold=sel.stability_threshold,
+                majority=sel.stability_majority,
                 keep=keep,
                 seed=child_seed(state.problem.seed, "stability"),
             )
