@@ -183,7 +183,8 @@ def plot_residuals(result, obs):
 
 def plot_uncertainty(result):
     """Each kept coefficient with its 95 % interval, and every candidate's inclusion
-    probability as a bar (the threshold drawn)."""
+    probability as a bar (the returned equation's terms in colour, the others grey, the
+    threshold drawn)."""
     plt = _plt()
     fits = [f for f in result.history.fits if f.intervals] if result.history else []
     if not fits:
@@ -204,10 +205,13 @@ def plot_uncertainty(result):
         a.set_title(f"{fit.lhs}: coefficients with 95 % intervals")
         probs = sorted(fit.probabilities.items(), key=lambda kv: -kv[1])
         b = ax[1][k]
-        b.bar(range(len(probs)), [p for _, p in probs], color="tab:blue")
+        # the returned equation's terms in colour: a support most halves chose is kept whole
+        # (``stability_majority``), so a kept term can stand below the threshold
+        colors = ["tab:blue" if t in fit.intervals else "0.75" for t, _ in probs]
+        b.bar(range(len(probs)), [p for _, p in probs], color=colors)
         b.set_xticks(range(len(probs)), [t for t, _ in probs], rotation=30, ha="right")
         if threshold:
-            b.axhline(threshold, color="tab:red", ls="--", lw=1, label="kept at or above")
+            b.axhline(threshold, color="tab:red", ls="--", lw=1, label="threshold")
             b.legend(fontsize=8)
         b.set_ylim(0, 1.05)
         b.set_title(f"{fit.lhs}: inclusion probability (stability selection)")

@@ -108,6 +108,14 @@ def test_uncertainty_and_pareto_front_of_the_final_fit(result, tmp_path):
 
     made = {p.name for p in save_figures(res, tmp_path / "fig")}
     assert {"uncertainty.png", "pareto.png"} <= made
+    from matplotlib.colors import to_rgba
+
+    from symweak.plot import plot_uncertainty
+
+    bars = plot_uncertainty(res).axes[1]  # the probabilities: kept terms coloured
+    names = [label.get_text() for label in bars.get_xticklabels()]
+    colours = [patch.get_facecolor() for patch in bars.patches]
+    assert {n for n, c in zip(names, colours) if c == to_rgba("tab:blue")} == set(unc)
     # saved and loaded with the result
     res.save(tmp_path / "r.json")
     back = symweak.Discovery.load(tmp_path / "r.json")
