@@ -48,9 +48,6 @@ __all__ = ["build_library", "estimate_noise", "evaluate_functions", "run"]
 
 log = logging.getLogger("symweak")
 
-#: a function term's polynomial expansion: monomials of its fields up to this degree
-EXPANSION_DEGREE = 3
-
 #: highest derivative order per space axis of the fixed library (and total order in 2-D)
 DEFAULT_ORDER = 4
 
@@ -338,7 +335,6 @@ def _fit_fn(config, constraints):
             complexity,
             families,
             config.final.readable_slack,
-            EXPANSION_DEGREE,
         )
         # as in the network method's final fit: a term that explains less than a part of
         # what the fit leaves unexplained is dropped (full-grid sine-Gordon at σ = 0.2 kept

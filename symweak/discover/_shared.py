@@ -305,7 +305,13 @@ def polynomial_alternatives(terms: Sequence[Term], degree: int = 3) -> dict[int,
     return out
 
 
-def prefer_expansions(G, b, fit, lib, keep, criterion, complexity, families, slack, degree=3):
+#: a function term's polynomial expansion: monomials of its fields up to this degree
+EXPANSION_DEGREE = 3
+
+
+def prefer_expansions(
+    G, b, fit, lib, keep, criterion, complexity, families, slack, degree=EXPANSION_DEGREE
+):
     """``fit`` with each function term of ``lib`` (sin u, tanh u; not those in ``keep``)
     replaced by its polynomial expansion up to ``degree`` wherever that scores at most
     ``slack`` worse (:func:`symweak.regress.prefer_polynomials`), the replacement chosen by

@@ -10,6 +10,7 @@ below the threshold; a term every half needs stays at 1.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
@@ -81,12 +82,11 @@ def stability_selection(
 
 def majority_support(supports: list) -> set:
     """The support (column indices) that more than half of ``supports`` are, else empty."""
-    counts: dict = {}
-    for sup in supports:
-        key = tuple(sorted(int(j) for j in sup))
-        counts[key] = counts.get(key, 0) + 1
-    best = max(counts, key=counts.get, default=())
-    return set(best) if 2 * counts.get(best, 0) > len(supports) else set()
+    counts = Counter(tuple(sorted(int(j) for j in sup)) for sup in supports)
+    if not counts:
+        return set()
+    best, n = counts.most_common(1)[0]
+    return set(best) if 2 * n > len(supports) else set()
 
 
 def prefer_polynomials(

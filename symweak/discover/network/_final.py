@@ -75,8 +75,6 @@ __all__ = ["run"]
 
 log = logging.getLogger("symweak")
 
-#: a function term's polynomial expansion: monomials of its fields up to this degree
-EXPANSION_DEGREE = 3
 #: when an open-form term's fit is judged against the readable terms, each constant fitted
 #: inside it counts as this many units of complexity (0: not counted)
 INNER_CONSTANT_COST = 1.0
@@ -208,9 +206,8 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
             # a function term must explain the weak form clearly better than its
             # polynomial expansion (-6.35 u + 7.49 sin u is 1.2 u - 1.2 u^3 in disguise)
             fit = prefer_expansions(
-                G, b, fit, lib, keep, sel.criterion, complexity, families, slack,
-                EXPANSION_DEGREE,
-            )  # fmt: skip
+                G, b, fit, lib, keep, sel.criterion, complexity, families, slack
+            )
         if refit is not None or (stable and not tls):
             # on the system that gives the coefficients: with total least squares the
             # support is refitted there (refit), otherwise it is the one selected (stable)
