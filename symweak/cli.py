@@ -132,6 +132,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
         seeds = _seeds(args.seeds)
         options = _set_options(args.set)
+        if args.workers is not None:
+            rows, interrupted = _zoo_sweep(args, seeds, options)
+            print(format_rows(rows))
+            print(zoo_summary(rows))
+            return 130 if interrupted else 0
         for system in zoo_cases(args.half):
             for seed in seeds:
                 row = run_case(
@@ -183,6 +188,49 @@ def _seeds(text: str) -> list[int]:
     if not seeds or any(v < 0 for v in seeds):
         raise SymweakError(f"--seeds must be integers >= 0 separated by commas, got {text!r}.")
     return seeds
+
+
+def _zoo_sweep(args, seeds, options) -> tuple[list[dict], bool]:
+    """``bench zoo --workers N``: the same runs as a sweep on Dask (``--store``, default
+    zoo.sqlite; runs already stored are not run again), read back as zoo rows. Returns
+    (rows, interrupted)."""
+    from .bench._zoo import zoo_cases
+    from .sweep import Store, load_spec, sweep
+
+    cases = zoo_cases(args.half)
+    spec = load_spec(
+        {
+            "store": args.store or "zoo.sqlite",
+            "runs": [
+                {
+                    "systems": [c.name for c in cases],
+                    "ratio": [args.ratio],
+                    "noise": [args.noise],
+                    "seeds": list(seeds),
+                    "columns": True,
+                    "options": dict(options),
+                }
+            ],
+        }
+    )
+    summary = sweep(spec, workers=args.workers)
+    print(summary, flush=True)
+    stored = {row["key"]: row for row in Store(spec.store).rows()}
+    half = {c.name: c.settings["half"] for c in cases}
+    rows = []
+    for run in spec.runs:  # the spec's order: case by case, seed by seed
+        row = stored.get(run.key)
+        if row is None or row["status"] != "ok":
+            continue
+        rows.append(
+            {
+                "system": run.system, "ratio": run.ratio, "noise": run.noise,
+                "seed": run.seed, "half": half[run.system], "TPR": [row["tpr"]],
+                "E_inf": [row["e_inf"]], "E_2": [row["e_2"]], "seconds": row["seconds"],
+                "equation": row["equation"],
+            }
+        )  # fmt: skip
+    return rows, summary.interrupted
 
 
 def zoo_summary(rows) -> str:
@@ -537,9 +585,17 @@ def _bench_parser(sub) -> None:
         "--tables", default=None, help="paper: the systems' tables, e.g. burgers,kdv (default all)"
     )
     p.add_argument(
-        "--workers", type=int, default=None, help="paper: Dask workers (0: in this process)"
+        "--workers",
+        type=int,
+        default=None,
+        help="paper, zoo: Dask workers (0: in this process); zoo runs one at a time without it",
     )
-    p.add_argument("--store", default=None, help="paper: results store (default paper.sqlite)")
+    p.add_argument(
+        "--store",
+        default=None,
+        help="paper, zoo --workers: results store (default paper.sqlite, zoo.sqlite); "
+        "runs already in it are not run again",
+    )
     p.add_argument(
         "--user-data",
         action="store_true",

@@ -72,3 +72,34 @@ def test_bench_zoo_summary_and_bad_seeds(capsys):
     )
     assert main(["bench", "zoo", "--seeds", "0,x"]) == 2
     assert "--seeds must be integers >= 0 separated by commas, got '0,x'" in capsys.readouterr().err
+
+
+def test_bench_zoo_with_workers_is_a_resumable_sweep(tmp_path, monkeypatch, capsys):
+    # `--workers 0`: the sweep machinery in this process; the runs and their order are the
+    # plain loop's, the rows come back from the store, and a second call runs nothing
+    import symweak.bench as bench_module
+    from symweak.cli import main
+
+    calls = []
+
+    def fake_run_case(name, ratio, noise, seed, **options):
+        calls.append((name, ratio, noise, seed, options["columns"], options.get("surrogates")))
+        tpr = 1.0 if name < "m" else 0.5
+        return {"TPR": [tpr], "E_inf": [0.01 * (seed + 1)], "E_2": [0.001], "seconds": 2.0,
+                "equation": f"u_t = {name}", "coefficients": {"u_t": {"u": 1.0}},
+                "intervals": {}}  # fmt: skip
+
+    monkeypatch.setattr(bench_module, "run_case", fake_run_case)
+    store = tmp_path / "z.sqlite"
+    args = ["bench", "zoo", "--half", "tune", "--seeds", "0,1", "--ratio", "0.1", "--noise",
+            "0.2", "--workers", "0", "--store", str(store), "--set", "surrogates=2"]  # fmt: skip
+    assert main(args) == 0
+    tune = [c.name for c in zoo_cases("tune")]
+    assert calls == [(n, 0.1, 0.2, s, True, 2) for n in tune for s in (0, 1)]
+    out = capsys.readouterr().out
+    ok = 2 * sum(n < "m" for n in tune)
+    assert f"tune half: TPR = 1 in {ok} of 22 runs ({100 * ok / 22:.0f} %)" in out
+    assert "| advection_diffusion | 0.1 | 0.2 | 1 | 1.00 | 0.0200 |" in out
+    assert main(args) == 0  # everything is in the store: nothing runs again
+    assert len(calls) == 22
+    assert f"tune half: TPR = 1 in {ok} of 22 runs" in capsys.readouterr().out
