@@ -94,14 +94,20 @@ def test_uncertainty_and_pareto_front_of_the_final_fit(result, tmp_path):
     assert min(p.held_out for p in front) > 0
     text = res.summary().splitlines()
     assert text[0] == res.short(4)
-    assert text[1] == "u_t: term, coefficient [95 % interval], inclusion probability"
-    assert text[2].startswith("  u_x ") and text[2].endswith("  p = 1.00")
+    assert text[1] == (
+        "u_t: term, coefficient [95 % interval], inclusion probability, "
+        "unexplained without the term"
+    )
+    assert text[2].startswith("  u_x ") and "  p = 1.00  without: " in text[2]
     assert any(line.endswith("  <- chosen") for line in text)
     assert text[-1].startswith("method network, seed 0, ")
     # the chosen equation's held-out residual: small here, so no warning
     chosen = next(p.held_out for p in front if p.chosen)
     assert res.unexplained == chosen < 0.1  # 0.054 on this run
     assert f"u_t: unexplained part of the weak form {chosen:.4g}" in text
+    # every kept term is needed: without it, several times as much is left unexplained
+    assert all(unc[term]["without"] > 2 * chosen for term in unc), unc
+    assert text[2].endswith(f"  without: {unc['u_x']['without']:.4g}")
     assert res.warnings() == [] and not any(line.startswith("warning:") for line in text)
     # figures of both, from the saved result too
     from symweak.plot import save_figures

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from symweak import SymweakError
-from symweak.regress import bootstrap_intervals, pareto_front
+from symweak.regress import bootstrap_intervals, drop_one, pareto_front
 
 TRUE = np.array([1.0, -0.5, 0.1, 0.0, 0.0, 0.0])
 
@@ -125,3 +125,24 @@ def test_pareto_front_judges_the_chosen_support_less_each_term():
     truth = front[1]
     assert truth.held_out <= front[2].held_out
     np.testing.assert_allclose(truth.coef[[2, 3]], [1.0, -0.5], atol=0.01)
+
+
+def test_drop_one_prices_each_kept_term_on_the_fronts_halves():
+    # a strong term, a weak one (2 % of b) and a spurious one: without the strong term
+    # most of b is left, without the weak one a little more than with it, without the
+    # spurious one nothing changes; the values are the front's on the same halves
+    rng = np.random.default_rng(4)
+    G = rng.standard_normal((400, 4))
+    b = G @ np.array([1.0, 0.0, 0.02, 0.0]) + 0.005 * rng.standard_normal(400)
+    chosen = [0, 2, 3]
+    without = drop_one(G, b, chosen, seed=0, tls=False)
+    front = pareto_front(G, b, chosen=chosen, seed=0, tls=False, max_terms=1)
+    held = {p.support: p.held_out for p in front}
+    own = held[(0, 2, 3)]
+    assert set(without) == {0, 2, 3}
+    assert without[0] > 0.99  # b is the first column
+    assert 2 * own < without[2] < 0.05  # the weak term: small, but the data need it
+    assert without[3] == pytest.approx(own, rel=0.02)  # the spurious one: not needed
+    assert without[3] == held[(0, 2)]  # the same halves and fit as the front's
+    assert drop_one(G, b, [0], seed=0, tls=False) == {0: 1.0}  # nothing left to explain b
+    assert drop_one(G, b, [], seed=0) == {}

@@ -109,6 +109,9 @@ class FitRecord:
     #: other supports: ``[{"terms": {term: coefficient}, "complexity", "held_out",
     #: "chosen"}]``, simplest first, scored on held-out test functions
     pareto: list = field(default_factory=list)
+    #: ``{term: held-out residual}`` of the kept support without that term (same halves of
+    #: the test functions as ``pareto``): what the term's absence would leave unexplained
+    without: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -79,11 +79,18 @@ class Discovery:
 
     @property
     def uncertainty(self) -> dict:
-        """Per kept term: ``{"coefficient", "interval": (low, high), "probability"}`` (terms
-        as short text; 95 % bootstrap intervals over the final fit's test functions, around
-        the coefficient shown; the stability-selection inclusion probability, None for
-        equations fitted jointly by a pair rule); ``{lhs: {...}}`` for a system; empty where
-        it was not computed (the full-grid method, ``uncertainty=False``)."""
+        """Per kept term: ``{"coefficient", "interval": (low, high), "probability",
+        "without"}`` (terms as short text; 95 % bootstrap intervals over the final fit's test
+        functions, around the coefficient shown; the stability-selection inclusion
+        probability, None for equations fitted jointly by a pair rule; ``without``: the
+        part of the left-hand side's weak form the equation would leave unexplained without
+        this term, on the held-out test functions of :attr:`pareto` and :attr:`unexplained`,
+        None where not computed); ``{lhs: {...}}`` for a system; empty where it was not
+        computed (the full-grid method, ``uncertainty=False``).
+
+        ``without`` next to :attr:`unexplained` says how much the data need a term: well
+        above it, the rest of the equation cannot stand in for the term; close to it, the
+        data hardly tell the equation with the term from the one without."""
         fits = {f.lhs: f for f in (self.history.fits if self.history is not None else [])}
         per = {}
         for eq in self.system:
@@ -95,6 +102,7 @@ class Discovery:
                     "coefficient": float(c),
                     "interval": tuple(fit.intervals.get(t.short(), (float("nan"),) * 2)),
                     "probability": fit.probabilities.get(t.short()),
+                    "without": fit.without.get(t.short()),
                 }
                 for t, c in eq.coefficients.items()
             }
@@ -177,14 +185,18 @@ class Discovery:
         for lhs in [e.lhs.short() for e in self.system]:
             terms = per.get(lhs) or {}
             if terms:
-                lines.append(f"{lhs}: term, coefficient [95 % interval], inclusion probability")
+                head = f"{lhs}: term, coefficient [95 % interval], inclusion probability"
+                if any(info.get("without") is not None for info in terms.values()):
+                    head += ", unexplained without the term"
+                lines.append(head)
             for term, info in terms.items():
                 lo, hi = info["interval"]
-                p = info["probability"]
+                p, without = info["probability"], info.get("without")
                 lines.append(
                     f"  {term:<14} {_g(info['coefficient'], digits):>10} "
                     f"[{_g(lo, digits)}, {_g(hi, digits)}]"
                     + (f"  p = {p:.2f}" if p is not None else "")
+                    + (f"  without: {without:.4g}" if without is not None else "")
                 )
             if lhs in left:
                 lines.append(f"{lhs}: unexplained part of the weak form {left[lhs]:.4g}")

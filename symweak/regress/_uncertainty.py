@@ -18,7 +18,7 @@ import numpy as np
 from .._errors import SymweakError
 from ._sparse import Fit, _check, _residual, _scales, _solve, backward_path, forward_path, tls_refit
 
-__all__ = ["ParetoPoint", "bootstrap_intervals", "pareto_front", "refit_support"]
+__all__ = ["ParetoPoint", "bootstrap_intervals", "drop_one", "pareto_front", "refit_support"]
 
 
 def refit_support(G, b, support, tls: bool = True) -> np.ndarray:
@@ -120,13 +120,10 @@ def pareto_front(
     )
     for path in (backward_path(G, b, keep), forward_path(G, b, keep)):
         supports.update(tuple(sorted(s)) for s in path if 0 < len(s) <= max_terms)
-    order = np.random.default_rng(seed).permutation(K)
-    half_a, half_b = order[: K // 2], order[K // 2 :]
-    nb = np.linalg.norm(b[half_b]) or 1.0
+    half_a, half_b = _halves(K, seed)
     points = []
     for s in supports:
-        fit_a = _estimate(G[half_a], b[half_a], s, tls)
-        held = float(np.linalg.norm(G[half_b] @ fit_a - b[half_b]) / nb)
+        held = _held_out(G, b, s, half_a, half_b, tls)
         points.append(ParetoPoint(s, _estimate(G, b, s, tls), float(weights[list(s)].sum()), held))
     points.sort(key=lambda p: (p.complexity, p.held_out))
     front, best = [], np.inf
@@ -138,3 +135,36 @@ def pareto_front(
         elif p.chosen:
             front.append(p)
     return front
+
+
+def _halves(K: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows a support is fitted on and the rows it is scored on (seeded)."""
+    order = np.random.default_rng(seed).permutation(K)
+    return order[: K // 2], order[K // 2 :]
+
+
+def _held_out(G, b, support, fit_rows, score_rows, tls: bool) -> float:
+    """‖G ξ − b‖/‖b‖ on ``score_rows`` of ``support`` fitted on ``fit_rows`` (1 for an
+    empty support: nothing of b is explained)."""
+    if not len(support):
+        return 1.0
+    coef = _estimate(G[fit_rows], b[fit_rows], support, tls)
+    nb = np.linalg.norm(b[score_rows]) or 1.0
+    return float(np.linalg.norm(G[score_rows] @ coef - b[score_rows]) / nb)
+
+
+def drop_one(G, b, support: Sequence[int], *, seed: int = 0, tls: bool = True) -> dict:
+    """``{j: held-out residual of support without j}`` for each column j of ``support``,
+    on the same halves of the rows as :func:`pareto_front` with the same ``seed`` (so the
+    values compare with the front's ``held_out``, and the chosen support's own value there).
+
+    What a term's absence costs: near the support's own held-out residual, the data hardly
+    need the term (the rest of the equation absorbs it); well above it, they do. A single
+    term's absence leaves all of b unexplained (1.0).
+    """
+    G, b = _check(G, b)
+    support = [int(j) for j in support]
+    half_a, half_b = _halves(G.shape[0], seed)
+    return {
+        j: _held_out(G, b, [k for k in support if k != j], half_a, half_b, tls) for j in support
+    }

@@ -47,6 +47,7 @@ from ...regress import (
     best_within,
     bootstrap_intervals,
     drop_minor_terms,
+    drop_one,
     fit_equations,
     merge_columns,
     mstls,
@@ -425,6 +426,12 @@ def _uncertainty(state, cands, system, e, cols, fit, record, others=(), groups=N
     weights = term_complexity(reps, cfg.selection.complexity)
     keep = kept_indices(reps, state.problem.constraints)
     front = pareto_front(G, b, chosen=support, complexity=weights, keep=keep, seed=seed, tls=tls)
+    record.without = {
+        name: value
+        for g, value in drop_one(G, b, support, seed=seed, tls=tls).items()
+        for j, _ in zip(*groups[g])
+        for name in _split_interval(lhs, lib[j], 0.0, 0.0)
+    }
     record.pareto = [
         {
             "terms": {
