@@ -133,7 +133,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         seeds = _seeds(args.seeds)
         options = _set_options(args.set)
         if args.workers is not None:
-            rows, interrupted = _zoo_sweep(args, seeds, options)
+            rows, interrupted = _zoo_sweep(zoo_cases(args.half), args, seeds, options)
             print(format_rows(rows))
             print(zoo_summary(rows))
             return 130 if interrupted else 0
@@ -190,14 +190,12 @@ def _seeds(text: str) -> list[int]:
     return seeds
 
 
-def _zoo_sweep(args, seeds, options) -> tuple[list[dict], bool]:
-    """``bench zoo --workers N``: the same runs as a sweep on Dask (``--store``, default
-    zoo.sqlite; runs already stored are not run again), read back as zoo rows. Returns
-    (rows, interrupted)."""
-    from .bench._zoo import zoo_cases
+def _zoo_sweep(cases, args, seeds, options) -> tuple[list[dict], bool]:
+    """``bench zoo --workers N``: the runs of ``cases`` as a sweep on Dask (``--store``,
+    default zoo.sqlite; runs already stored are not run again), read back as zoo rows.
+    Returns (rows, interrupted)."""
     from .sweep import Store, load_spec, sweep
 
-    cases = zoo_cases(args.half)
     spec = load_spec(
         {
             "store": args.store or "zoo.sqlite",
