@@ -6,6 +6,7 @@ Errors print one clear line and exit with status 2 (``--debug`` shows the traceb
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -545,8 +546,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--file", action="store_true", help="read the text from the file TEXT")
     p.set_defaults(func=_cmd_parse)
 
+    p = sub.add_parser("options", help="the options of `discover` (--set KEY=VALUE), by group")
+    p.add_argument("--markdown", action="store_true", help="print docs/options.md")
+    p.set_defaults(func=_cmd_options)
+
     _bench_parser(sub)
     return parser
+
+
+def _cmd_options(args: argparse.Namespace) -> int:
+    from .discover import ENTRIES
+    from .discover._config import PRESETS, options_markdown
+
+    if args.markdown:
+        print(options_markdown(), end="")
+        return 0
+    group = None
+    for name, (section, f) in ENTRIES.items():
+        if section != group:
+            group = section
+            print(f"{section}:")
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+        print(f"  {name} = {default!r}  [{', '.join(f.metadata['methods'])}]  {f.metadata['doc']}")
+    print("network preset: " + ", ".join(f"{k}={v!r}" for k, v in PRESETS["network"].items()))
+    return 0
 
 
 def _bench_parser(sub) -> None:

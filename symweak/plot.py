@@ -190,7 +190,9 @@ def plot_uncertainty(result):
     if not fits:
         raise SymweakError("This result has no intervals (network path, uncertainty=True).")
     fig, ax = plt.subplots(2, len(fits), figsize=(6 * len(fits), 6.4), squeeze=False)
-    threshold = result.settings.get("stability_threshold")
+    from .discover import STABILITY_THRESHOLD
+
+    threshold = result.settings.get("stability_threshold", STABILITY_THRESHOLD)
     for k, fit in enumerate(fits):
         terms = list(fit.intervals)
         coefs = {t.short(): c for eq in result.system for t, c in eq.coefficients.items()
@@ -206,7 +208,7 @@ def plot_uncertainty(result):
         probs = sorted(fit.probabilities.items(), key=lambda kv: -kv[1])
         b = ax[1][k]
         # the returned equation's terms in colour: a support most halves chose is kept whole
-        # (``stability_majority``), so a kept term can stand below the threshold
+        # exactly, so a kept term can stand below the threshold
         colors = ["tab:blue" if t in fit.intervals else "0.75" for t, _ in probs]
         b.bar(range(len(probs)), [p for _, p in probs], color=colors)
         b.set_xticks(range(len(probs)), [t for t, _ in probs], rotation=30, ha="right")

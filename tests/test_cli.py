@@ -164,11 +164,11 @@ def test_bench_set_options_reach_the_row_and_the_zoo(monkeypatch, capsys):
     assert main(["bench", "speed", "--set", "surrogates=3"]) == 2
     assert "--set applies to a system's row" in capsys.readouterr().err
     assert len(calls) == n  # nothing ran
-    # the full-grid sweep takes grid options (scale_rule, unary, …) too
-    args = ["bench", "fullgrid", "burgers", "--noises", "0.1", "--set", "scale_rule=residual"]
+    # the full-grid sweep takes grid options (scales, unary, …) too
+    args = ["bench", "fullgrid", "burgers", "--noises", "0.1", "--set", "scales=[\"axis\"]"]
     assert main(args) == 0
     assert calls[-1][:4] == ("burgers", 1.0, 0.1, 0)
-    assert calls[-1][4]["scale_rule"] == "residual"
+    assert calls[-1][4]["scales"] == ["axis"]
 
 
 def test_discover_set_options_reach_the_config(tmp_path, monkeypatch, capsys):
@@ -179,10 +179,10 @@ def test_discover_set_options_reach_the_config(tmp_path, monkeypatch, capsys):
     assert main(["bench", "data", "burgers", "--out", str(data)]) == 0
     run = tmp_path / "run.json"
     args = ["discover", str(data), "--out", str(run), "--set", "n_tests=300"]
-    args += ["--set", "eta=[0.15, 0.3]", "--set", "tests.scale=paper", "--set", "debias=false"]
+    args += ["--set", "eta=[0.15, 0.3]", "--set", "tests.scales=paper", "--set", "debias=false"]
     assert main(args) == 0
     settings = symweak.Discovery.load(run).settings
-    assert (settings["n_tests"], settings["eta"], settings["scale"]) == (300, [0.15, 0.3], "paper")
+    assert (settings["n_tests"], settings["eta"], settings["scales"]) == (300, [0.15, 0.3], ["paper"])
     assert settings["debias"] is False and settings["method"] == "grid"
     capsys.readouterr()
     assert main(["discover", str(data), "--set", "kernels=64"]) == 2

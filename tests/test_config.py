@@ -1,11 +1,15 @@
 """The typed configuration: presets, overrides, validation, round trip."""
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
 from symweak import Config, SymweakError
 from symweak.discover import ENTRIES, PRESETS
+from symweak.discover._config import REMOVED, options_markdown
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def test_presets_differ_only_where_the_methods_were_tuned_differently():
@@ -20,8 +24,9 @@ def test_presets_differ_only_where_the_methods_were_tuned_differently():
         "log",
         "degree:0.25",
     )
-    assert grid.tests.scale == net.tests.scale == "cap"
-    assert PRESETS == {"grid": {}, "network": {"n_tests": 250}}
+    assert grid.tests.scales == net.tests.scales == ("cap", "axis")
+    assert (grid.tests.scale_switch, net.tests.scale_switch) == (1.5, 3.0)
+    assert PRESETS == {"grid": {}, "network": {"n_tests": 250, "scale_switch": 3.0}}
 
 
 def test_overrides_flat_or_dotted_and_the_config_is_frozen():
@@ -34,12 +39,13 @@ def test_overrides_flat_or_dotted_and_the_config_is_frozen():
 
 
 def test_old_scale_names_are_the_new_ones():
-    assert Config.preset("grid", scale="hybrid").tests.scale == "cap"
-    assert Config.preset("grid", scale="auto").tests.scale == "spectrum"
+    assert Config.preset("grid", scales=["hybrid", "auto"]).tests.scales == ("cap", "spectrum")
+    assert Config.preset("grid", scales="axis").tests.scales == ("axis",)
     with pytest.raises(
-        SymweakError, match=r"scale must be one of 'cap', 'paper', 'axis', 'spectrum', got 'x'"
+        SymweakError,
+        match=r"scales must be a non-empty list of 'cap', 'paper', 'axis', 'spectrum', got \('x',\)",
     ):
-        Config.preset("grid", scale="x")
+        Config.preset("grid", scales="x")
 
 
 def test_to_dict_round_trip_and_unknown_keys():
@@ -69,16 +75,32 @@ def test_grid_entries_are_checked(name, value, message):
 
 
 @pytest.mark.parametrize(
-    "value, message",
+    "name, message",
     [
-        (1.0, "shape_tol must be a number in \\[0, 1\\), got 1.0"),
-        ("0.1", "shape_tol must be a number in \\[0, 1\\), got '0.1'"),
+        ("shape_tol", r"Option `shape_tol` was removed: it was fixed at its default"),
+        ("final_switch", r"Option `final_switch` was removed: pass scale_switch=\.\.\."),
+        ("also_scales", r"Option `also_scales` was removed: pass scales=\(FIRST, \*ALSO\)"),
+        ("tests.scale", r"Option `scale` was removed: pass scales="),
     ],
 )
-def test_shape_tol_is_checked(value, message):
+def test_removed_options_name_what_replaced_them(name, message):
     with pytest.raises(SymweakError, match=message):
-        Config.preset("network", shape_tol=value)
-    assert Config.preset("network", shape_tol=0.01).library.shape_tol == 0.01
+        Config.preset("network", **{name: 0.01})
+
+
+def test_options_are_few_grouped_and_documented():
+    assert len(ENTRIES) <= 35
+    groups = {section for section, _ in ENTRIES.values()}
+    assert groups == {
+        "data", "library", "tests", "selection", "surrogate", "training", "reporting"
+    }  # fmt: skip
+    assert not set(REMOVED) & set(ENTRIES)
+
+
+def test_options_page_is_generated_from_the_entries():
+    page = (DOCS / "options.md").read_text(encoding="utf-8")
+    assert page == options_markdown(), "docs/options.md is stale: symweak options --markdown"
+    assert "| `scales` | `('cap', 'axis')` | grid, network |" in page
 
 
 def test_every_entry_names_the_methods_that_read_it():

@@ -1,4 +1,4 @@
-"""discover(..., ensemble=K): members with child seeds folded into the shown run's
+"""discover(..., surrogates=K, combine="vote"): members with child seeds folded into the shown run's
 inclusion probabilities and intervals (issue 23)."""
 
 import numpy as np
@@ -47,22 +47,22 @@ def test_member_seeds_are_distinct_and_reproducible():
 
 
 @pytest.mark.parametrize(
-    "ensemble, method, message",
+    "options, method, message",
     [
-        (0, "network", "ensemble must be a whole number >= 1, got 0."),
-        (True, "network", "ensemble must be a whole number >= 1, got True."),
-        (2.0, "network", r"ensemble must be a whole number >= 1, got 2\.0\."),
-        (2, "grid", "ensemble > 1 needs the network method"),
+        ({"combine": "all"}, "network", "combine must be 'mean' or 'vote', got 'all'"),
+        ({"surrogates": True}, "network", "surrogates must be an integer >= 1 or 'auto', got True"),
+        ({"combine": "vote"}, "grid", "Option `combine` is read by the network method only"),
+        ({"ensemble": 2}, "network", "Option `ensemble` was removed: pass surrogates=K, combine"),
     ],
 )
-def test_bad_ensembles_are_refused(ensemble, method, message):
+def test_bad_ensembles_are_refused(options, method, message):
     obs = symweak.Observations.from_grid(
         np.sin(np.linspace(0, 1, 12))[:, None] * np.ones((12, 16)),
         t=np.linspace(0, 1, 12),
         x=np.linspace(0, 1, 16),
     )
     with pytest.raises(symweak.SymweakError, match=message):
-        symweak.discover(obs, ops="+,-,*", lhs="u_t", method=method, ensemble=ensemble)
+        symweak.discover(obs, ops="+,-,*", lhs="u_t", method=method, **options)
 
 
 def test_network_ensemble_of_two(tmp_path):
@@ -70,7 +70,8 @@ def test_network_ensemble_of_two(tmp_path):
 
     obs = generate("burgers", cache=False, nt=41, nx=96).sample(0.25, seed=0)
     fast = dict(kernels=200, warmup_epochs=300, search_epochs=80, prune_epochs=80, tune_epochs=30)
-    res = symweak.discover(obs, ops="+,-,*", lhs="u_t", seed=0, progress=False, ensemble=2, **fast)
+    fast.update(surrogates=2, combine="vote")
+    res = symweak.discover(obs, ops="+,-,*", lhs="u_t", seed=0, progress=False, **fast)
     assert res.settings["ensemble"] == 2
     (member,) = res.history.ensemble
     assert member["seed"] == member_seeds(0, 2)[0]

@@ -103,12 +103,8 @@ def test_the_scales_agree_on_a_support_that_holds_on_both():
 
     tried = _two_scales(np.random.default_rng(0))
     assert tried["axis"][0] * 1.5 < tried["cap"][0]  # the residuals favour "axis"
-    residual = symweak.Config.preset("grid", scale_rule="residual")
-    assert _scale_choice(tried, residual) == "axis"  # which drops the third term
-    # refitted on "cap", "axis"'s support leaves far more of b; "cap"'s costs nothing on "axis"
+    # refitted on "cap", "axis"'s support (which drops the third term) leaves far more of b;
+    # "cap"'s costs nothing on "axis": "cap" is kept although "axis" has the smaller residual
     assert _scale_choice(tried, symweak.Config.preset("grid")) == "cap"
-
-
-def test_scale_rule_is_checked():
-    with pytest.raises(symweak.SymweakError, match="scale_rule must be 'support' or 'residual'"):
-        symweak.Config.preset("grid", scale_rule="both")
+    with pytest.raises(symweak.SymweakError, match=r"Option `scale_rule` was removed: the grid"):
+        symweak.Config.preset("grid", scale_rule="residual")

@@ -162,36 +162,17 @@ def test_network_is_deterministic(result):
 @pytest.mark.parametrize(
     "option, value, message",
     [
-        ("final_estimator", "svd", "final_estimator must be 'tls' or 'ls', got 'svd'"),
         (
             "complexity",
             "size",
             r"complexity must be 'terms', 'degree', 'degree:w' or 'degree\+order', got 'size'\.",
         ),
-        ("final_test_ratio", -1, r"final_test_ratio must be a number >= 0, got -1"),
-        ("final_test_budget", "big", r"final_test_budget must be a number >= 0, got 'big'"),
-        ("final_grid", "fine", "final_grid must be 'full' or 'coarse', got 'fine'"),
-        ("final_switch", 0.5, r"final_switch must be a number >= 1, got 0\.5"),
+        ("scale_switch", 0.5, r"scale_switch must be a number >= 1, got 0\.5"),
         ("criterion", "aic", "criterion must be one of 'wsindy', 'elbow', 'bic', 'log', got 'aic'"),
-        ("correction_width", -1, "correction_width must be > 0, got -1"),
         ("kernels", 0, "kernels must be 'auto', 'compare' or a positive integer, got 0"),
         ("kernels", "many", "kernels must be 'auto', 'compare' or a positive integer, got 'many'"),
-        (
-            "kernel_choices",
-            (),
-            r"kernel_choices must be a non-empty list of positive integers, got \(\)",
-        ),
-        ("kernel_choices", (64, -1), r"kernel_choices must be .* got \(64, -1\)"),
-        (
-            "points_per_kernel",
-            (10,),
-            r"points_per_kernel must be two positive numbers \(clean, noisy\), got \(10,\)",
-        ),
-        ("noise_threshold", -0.1, r"noise_threshold must be a number >= 0, got -0\.1"),
-        ("evidence_epochs", -1, "evidence_epochs must be an integer >= 0, got -1"),
-        ("evidence_epochs", 2.5, r"evidence_epochs must be an integer >= 0, got 2\.5"),
-        ("evidence_weight", 0, "evidence_weight must be > 0, got 0"),
-        ("evidence_noise", -1, "evidence_noise must be a number >= 0, got -1"),
+        ("combine", "median", "combine must be 'mean' or 'vote', got 'median'"),
+        ("surrogates", 0, "surrogates must be an integer >= 1 or 'auto', got 0"),
     ],
 )
 def test_bad_network_option_is_rejected_before_training(option, value, message):
@@ -248,10 +229,12 @@ def test_bad_max_points_is_rejected(bad):
         symweak.discover(obs, ops="id,^2", lhs="u_t", max_points=bad, progress=False)
 
 
-def test_final_fit_on_the_data_grid_when_training_used_a_coarser_one():
+def test_final_fit_on_the_data_grid_when_training_used_a_coarser_one(monkeypatch):
+    from symweak.discover.network import _state
+
     obs = advection_diffusion().sample(0.1, seed=0).add_noise(0.05, seed=0)
-    opts = dict(FAST, grid_points=3000)  # x strided by 2 for training: 41 x 64
-    res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, **opts, progress=False)
+    monkeypatch.setattr(_state, "GRID_POINTS", 3000)  # x strided by 2 for training: 41 x 64
+    res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, **FAST, progress=False)
     assert "final" in res.history.phases
     s = score(res.ir, symweak.parse_equation("u_t = -1.0*u_x + 0.1*u_xx"))
     assert s.tpr == 1.0 and s.e_inf < 0.1, res.short()
@@ -260,12 +243,17 @@ def test_final_fit_on_the_data_grid_when_training_used_a_coarser_one():
 @pytest.mark.parametrize(
     "option, value, message",
     [
-        ("scale", "wide", "scale must be one of 'cap', 'paper', 'axis', 'spectrum', got 'wide'"),
         (
-            "final_tests",
+            "scales",
             ("cap", "wide"),
-            r"final_tests must be scales among 'cap', 'paper', 'axis', got \('cap', 'wide'\)",
+            r"scales must be a non-empty list of 'cap', 'paper', 'axis', 'spectrum', "
+            r"got \('cap', 'wide'\)",
         ),
+        ("scales", (), r"scales must be a non-empty list of .*, got \(\)"),
+        ("final_tests", ("cap",), r"Option `final_tests` was removed: pass scales=\(\.\.\.\)"),
+        ("scale", "axis", r"Option `scale` was removed: pass scales=\(SCALE, \.\.\.\)"),
+        ("ensemble", 2, r"Option `ensemble` was removed: pass surrogates=K, combine='vote'"),
+        ("evidence_epochs", 600, r"Option `evidence_epochs` was removed: it was fixed at its"),
     ],
 )
 def test_bad_test_scale_is_rejected_before_training(option, value, message):
@@ -411,7 +399,7 @@ def test_residual_correction_needs_observations_on_the_grid():
     U = torch.as_tensor(biased)[..., None]
     # a grid other than the observations' (here: every second time)
     assert residual_correction(obs, U[::2], [asm], functions, index, alphas, [0], [(1, 0)]) is None
-    with pytest.raises(symweak.SymweakError, match="correction_width must be > 0, got 0"):
+    with pytest.raises(symweak.SymweakError, match="width must be > 0, got 0"):
         residual_correction(obs, U, [asm], functions, index, alphas, [0], [(1, 0)], width=0)
 
 
@@ -456,9 +444,12 @@ def test_kernel_count_rule_keeps_the_smallest_within_one_standard_error():
     assert choose_kernels([(64, _Trial([])), (1000, _Trial([]))], []) == (1, {})
 
 
-def test_compared_kernel_count_trains_each_choice_and_keeps_the_rule_s_pick():
+def test_compared_kernel_count_trains_each_choice_and_keeps_the_rule_s_pick(monkeypatch):
+    from symweak.discover.network import _warmup
+
     obs = advection_diffusion().sample(0.1, seed=0).add_noise(0.05, seed=0)
-    opts = dict(FAST, kernels="compare", kernel_choices=(16, 200))
+    monkeypatch.setattr(_warmup, "KERNEL_CHOICES", (16, 200))
+    opts = dict(FAST, kernels="compare")
     res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, **opts, progress=False)
     warm = res.history.phases["warmup"]
     table = warm.kernel_choice
@@ -469,27 +460,26 @@ def test_compared_kernel_count_trains_each_choice_and_keeps_the_rule_s_pick():
     assert res.surrogate.config["kernels"] == expected
     s = score(res.ir, symweak.parse_equation("u_t = -1.0*u_x + 0.1*u_xx"))
     assert s.tpr == 1.0 and s.e_inf < 0.1, res.short()
-    # above auto_kernels_points observations only the paper's 1 000 is trained
-    opts = dict(opts, auto_kernels_points=10, warmup_epochs=5, search_epochs=0, prune_epochs=0)
+    # above COMPARE_POINTS observations only the paper's 1 000 is trained
+    monkeypatch.setattr(_warmup, "COMPARE_POINTS", 10)
+    opts = dict(opts, warmup_epochs=5, search_epochs=0, prune_epochs=0)
     res = symweak.discover(obs, ops="id,^2,*", lhs="u_t", seed=0, **opts, progress=False)
     assert res.history.phases["warmup"].kernels == 1000
     assert res.history.phases["warmup"].kernel_choice == {}
 
 
 def test_kernel_rule_counts_points_per_gaussian_and_snaps_to_the_choices():
-    from symweak.discover import Config
     from symweak.discover.network._warmup import rule_kernels
 
-    cfg = Config().surrogate
     # one Gaussian per 10 clean / 40 noisy observations, nearest choice in ratio
-    assert rule_kernels(646, 0.0, cfg) == 64  # Burgers 2.5 %
-    assert rule_kernels(2586, 0.0, cfg) == 250  # Burgers 10 %
-    assert rule_kernels(2586, 0.27, cfg) == 64  # Burgers 10 %, sigma 0.2
-    assert rule_kernels(16064, 0.12, cfg) == 250  # KS 25 %, sigma 0.1
-    assert rule_kernels(16064, 0.0, cfg) == 1000
-    assert rule_kernels(10, 0.0, cfg) == 64
-    assert rule_kernels(10**7, 1.0, cfg) == 1000
-    assert rule_kernels(2586, 0.049, cfg) == 250 and rule_kernels(2586, 0.05, cfg) == 64
+    assert rule_kernels(646, 0.0) == 64  # Burgers 2.5 %
+    assert rule_kernels(2586, 0.0) == 250  # Burgers 10 %
+    assert rule_kernels(2586, 0.27) == 64  # Burgers 10 %, sigma 0.2
+    assert rule_kernels(16064, 0.12) == 250  # KS 25 %, sigma 0.1
+    assert rule_kernels(16064, 0.0) == 1000
+    assert rule_kernels(10, 0.0) == 64
+    assert rule_kernels(10**7, 1.0) == 1000
+    assert rule_kernels(2586, 0.049) == 250 and rule_kernels(2586, 0.05) == 64
 
 
 def test_automatic_kernel_count_is_one_warm_up_from_the_rule_and_is_seeded():
@@ -514,9 +504,6 @@ def test_terms_with_fitted_constants_are_told_apart():
     plain = ["u_xx", "d_x(u^2)", "sin(u)", "d_x(u*sin(u))", "d_xx(u^3)"]
     assert [has_fitted_constants(symweak.parse_term(t)) for t in fitted] == [True] * 3
     assert [has_fitted_constants(symweak.parse_term(t)) for t in plain] == [False] * 5
-    obs = advection_diffusion().sample(0.1, seed=0)
-    with pytest.raises(symweak.SymweakError, match=r"readable_slack must be a number >= 0, got -1"):
-        symweak.discover(obs, ops="id,^2", lhs="u_t", readable_slack=-1, progress=False)
 
 
 def test_network_offers_a_constant_source_term_when_asked():
@@ -537,7 +524,7 @@ def test_network_offers_a_constant_source_term_when_asked():
     assert s.e_inf < 0.05, res.short()
 
 
-def test_a_function_of_the_field_near_its_taylor_polynomial_with_shape_tol():
+def test_a_function_of_the_field_near_its_taylor_polynomial_with_shape_tol(monkeypatch):
     # u_t = 0.1 u_xx + 0.2 - 0.2 e^u on |u| <= 1.2: e^u is 3.4 % from its cubic Taylor
     # polynomial, so the default (10 %) reads the source as -0.2 u - 0.1 u² - 0.037 u³
     from symweak.bench._zoo import _periodic_1d
@@ -549,10 +536,12 @@ def test_a_function_of_the_field_near_its_taylor_polynomial_with_shape_tol():
         lambda f, D: {"u": 0.2 - 0.2 * np.exp(f["u"])}, 20,
     )  # fmt: skip
     obs = Observations.from_grid(sol["fields"]["u"], t=sol["t"], x=sol["x"]).sample(0.1, seed=0)
+    from symweak.discover.network import _extract
+
+    monkeypatch.setattr(_extract, "SHAPE_TOL", 0.01)
     res = symweak.discover(
-        obs, ops="+,-,*,exp", lhs="u_t", seed=0, include_constant=True, shape_tol=0.01,
-        **FAST, progress=False,
-    )  # fmt: skip
+        obs, ops="+,-,*,exp", lhs="u_t", seed=0, include_constant=True, **FAST, progress=False
+    )
     assert "exp(u)" in res.history.library
     truth = symweak.parse_equation("u_t = 0.2 - 0.2*exp(u) + 0.1*u_xx")
     s = score(res.ir, truth)

@@ -141,11 +141,6 @@ def test_stacked_scales_keep_a_term_that_matters_at_one_scale_only():
     np.testing.assert_allclose(fit.coef[:2], [1.0, 0.1], atol=0.006)
 
 
-def test_stability_penalty_is_checked_before_anything_runs():
-    with pytest.raises(symweak.SymweakError, match=r"stability_penalty must be a number > 0"):
-        symweak.Config.preset("network", stability_penalty=0)
-
-
 def _minor_system(seed=0, K=250):
     # b = G ξ plus a structured error (a smooth function of the row index, as a surrogate's
     # error is) that a spurious column follows a little
@@ -188,8 +183,3 @@ def test_minor_ratio_is_checked_before_anything_runs():
     with pytest.raises(symweak.SymweakError, match=r"minor_ratio must be a number >= 0"):
         symweak.Config.preset("network", minor_ratio=-0.1)
 
-
-def test_stability_majority_is_checked_before_anything_runs():
-    with pytest.raises(symweak.SymweakError, match=r"stability_majority must be True or False"):
-        symweak.Config.preset("network", stability_majority=1)
-    assert symweak.Config.preset("network").selection.stability_majority is True

@@ -13,6 +13,7 @@ from ._history import History as History
 from ._problem import Problem as Problem
 from ._result import Discovery as Discovery
 from ._simulate import Simulation as Simulation
+from .network._settings import STABILITY_THRESHOLD as STABILITY_THRESHOLD
 
 __all__ = [
     "ENTRIES",
@@ -20,6 +21,7 @@ __all__ = [
     "PAPER_KERNELS",
     "PAPER_OPS",
     "PRESETS",
+    "STABILITY_THRESHOLD",
     "Config",
     "Discovery",
     "History",

@@ -81,7 +81,6 @@ def discover(
     rules: Sequence | None = None,
     progress: bool = True,
     network: Mapping[str, Any] | None = None,
-    ensemble: int = 1,
     **overrides,
 ) -> Discovery:
     """Discover the PDE governing ``data``.
@@ -101,12 +100,12 @@ def discover(
         ``U1("u", "v")`` or your own) applied to the candidate library after those named in
         the constraints (``galilean(u, v)``, ``u1(u, v)``, ``rule NAME: ...``).
     progress: progress bars while training.
-    ensemble: K > 1 (network method) trains K − 1 more surrogates with child seeds and folds
-        their equations into the shown run's inclusion probabilities and intervals (see
-        :mod:`symweak.discover._ensemble`); K times the time.
     overrides: any option of :class:`~symweak.discover.Config` by name, e.g. ``n_tests=500``,
-        ``kernels=250``, ``criterion="bic"``, ``max_order=3`` (see ``docs/network.md`` and
+        ``kernels=250``, ``criterion="bic"``, ``max_order=3`` (``docs/options.md``,
         ``symweak.discover.ENTRIES``); an option the chosen method does not read is an error.
+        ``surrogates=K, combine="vote"`` runs K − 1 more whole runs with child seeds and
+        folds their equations into the shown run's inclusion probabilities and intervals
+        (:mod:`symweak.discover._ensemble`).
     network: deprecated — the old dictionary of network options; pass them as keywords.
     """
     if not isinstance(progress, (bool, np.bool_)):
@@ -116,9 +115,8 @@ def discover(
         raise SymweakError(f"method must be 'auto', 'grid' or 'network', got {method!r}.")
     if method == "auto":
         method = _auto_method(problem.obs)
-    from ._ensemble import check_ensemble, combine, member_seeds
+    from ._ensemble import combine, member_seeds
 
-    ensemble = check_ensemble(ensemble, method)
     cfg = _config(problem, method, config, {**network_options(network), **overrides})
     settings = {**cfg.to_dict(), **problem.record()}
     if method == "network":
@@ -128,6 +126,9 @@ def discover(
         if history.interrupted:
             log.warning("symweak: the run was interrupted; returning the best result so far")
         settings["interrupted"] = history.interrupted
+        ensemble = 1
+        if cfg.surrogate.combine == "vote":
+            ensemble = network_method.how_many_surrogates(cfg.surrogate, history, problem)
         if ensemble > 1 and not history.interrupted:
             members = []
             for member_seed in member_seeds(problem.seed, ensemble):

@@ -1,4 +1,5 @@
-"""``discover(..., ensemble=K)``: K network runs with child seeds, one result.
+"""``discover(..., surrogates=K, combine="vote")``: K network runs with child seeds, one
+result.
 
 The result shown is the run with the user's seed (so the point estimate is the same as
 without an ensemble, and the intervals are about it). The K − 1 other members differ in
@@ -20,24 +21,11 @@ from __future__ import annotations
 
 import logging
 
-from .._errors import SymweakError
 from .._seeds import child_seed
 
-__all__ = ["check_ensemble", "combine", "member_seeds"]
+__all__ = ["combine", "member_seeds"]
 
 log = logging.getLogger("symweak")
-
-
-def check_ensemble(ensemble, method: str) -> int:
-    """``ensemble`` as an int >= 1; an ensemble needs the network method."""
-    if isinstance(ensemble, bool) or not isinstance(ensemble, int) or ensemble < 1:
-        raise SymweakError(f"ensemble must be a whole number >= 1, got {ensemble!r}.")
-    if ensemble > 1 and method != "network":
-        raise SymweakError(
-            "ensemble > 1 needs the network method (the full-grid method has no surrogate to "
-            "vary); pass method='network' or leave ensemble at 1."
-        )
-    return ensemble
 
 
 def member_seeds(seed: int, ensemble: int) -> list[int]:

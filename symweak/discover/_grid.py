@@ -262,9 +262,7 @@ def build_library(problem, config) -> list:
     max_order = {str(c): DEFAULT_ORDER for c in space}
     max_order["t"] = 0
     max_order.update(problem.max_order(lib_cfg.max_order))
-    max_total = lib_cfg.max_total
-    if max_total is None and len(space) > 1:
-        max_total = DEFAULT_ORDER
+    max_total = DEFAULT_ORDER if len(space) > 1 else None
     library = polynomial_library(
         problem.fields,
         problem.coords,
@@ -334,7 +332,6 @@ def _fit_fn(config, constraints):
             sel.criterion,
             complexity,
             families,
-            config.final.readable_slack,
         )
         # as in the network method's final fit: a term that explains less than a part of
         # what the fit leaves unexplained is dropped (full-grid sine-Gordon at σ = 0.2 kept
@@ -364,14 +361,14 @@ def _scale_choice(tried: dict, config) -> str:
     """The scale whose fit is kept, from ``tried`` (``{scale: (residual, tests, designs,
     fits)}``, in the order tried).
 
-    ``scale_rule="residual"``: the first scale whose mean residual is within
-    ``scale_switch`` of the least. ``"support"`` (default): each scale's selected supports
+    Each scale's selected supports
     are refitted on every scale's test functions, and the supports kept are those of least
     Σ_equations [max over scales of log(r_s(S) / min_S' r_s(S')) + penalty × complexity(S)]
     — the `log` criterion's price per term against the worst scale's misfit: an equation
     must hold against every scale's test functions, and a term is kept when some scale
     needs it. Among the scales that selected those supports, the residual rule picks the
-    one whose coefficients are kept. Residuals of different scales are not comparable:
+    one whose coefficients are kept (the first within ``scale_switch`` of the least).
+    Residuals of different scales are not comparable:
     PDE-FIND's Kuramoto–Sivashinsky file (domain 32π, many cells) has a 1.5× smaller
     residual under the large "axis" supports, where u_xxxx's column vanishes, and the
     residual rule kept −0.499 d_x(u²) − 0.938 u_xx at σ = 0.1; the support rule keeps
@@ -384,8 +381,8 @@ def _scale_choice(tried: dict, config) -> str:
         return next(k for k in names if tried[k][0] <= tcfg.scale_switch * least)
 
     names = list(tried)
-    if tcfg.scale_rule == "residual" or len(names) == 1:
-        return by_residual(names)
+    if len(names) == 1:
+        return names[0]
     supports = {
         k: {lhs: tuple(int(j) for j in fit.support) for lhs, (_, fit) in tried[k][3].items()}
         for k in names
@@ -443,7 +440,7 @@ def run(problem, config) -> tuple[list[Equation], History]:
         library = [t for t in library if np.all(np.isfinite(values[index[t.F]]))]
         log.warning("dropped candidate terms with non-finite values on the data: %s", bad)
     tcfg = config.tests
-    scales = list(dict.fromkeys((tcfg.scale, *tcfg.also_scales)))
+    scales = list(dict.fromkeys(tcfg.scales))
     tried = {}
     for scale in scales:
         tests = _test_functions(problem, config, axes, grids, orders, scale)

@@ -78,9 +78,6 @@ class FinalRecord:
     #: the variant whose system gave the coefficients (the kept one, or with the scales
     #: stacked, the single scale the residual rule picks)
     coefficients: str = ""
-    #: on noisy 1-D data: each candidate support's data-fit score and which was kept
-    #: (see symweak.discover.network._evidence)
-    evidence: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -126,7 +123,7 @@ class GridRecord:
     rules: list = field(default_factory=list)
     non_finite_functions: list = field(default_factory=list)
     noise_estimate: dict | None = None
-    #: the test-function radii kept (``scale`` or one of ``also_scales``) and each one's
+    #: the test-function radii kept (one of ``scales``) and each one's
     #: mean relative weak-form residual
     scale: str | None = None
     residuals: dict = field(default_factory=dict)
@@ -146,7 +143,7 @@ class History:
     library: list = field(default_factory=list)
     #: product terms from ``inputs:`` that joined the final fit (short text)
     products: list = field(default_factory=list)
-    #: ``discover(..., ensemble=K)``: the other members, ``[{"seed", "equations"}]``
+    #: ``surrogates=K, combine="vote"``: the other runs, ``[{"seed", "equations"}]``
     ensemble: list = field(default_factory=list)
     rules: list = field(default_factory=list)
     surrogate: SurrogateChoice | None = None

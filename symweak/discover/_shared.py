@@ -309,9 +309,15 @@ def polynomial_alternatives(terms: Sequence[Term], degree: int = 3) -> dict[int,
 EXPANSION_DEGREE = 3
 
 
+#: prefer readable terms (no fitted constants inside F; a function's polynomial expansion)
+#: while the residual grows at most this much (both methods)
+READABLE_SLACK = 0.25
+
+
 def prefer_expansions(
-    G, b, fit, lib, keep, criterion, complexity, families, slack, degree=EXPANSION_DEGREE
-):
+    G, b, fit, lib, keep, criterion, complexity, families, slack=READABLE_SLACK,
+    degree=EXPANSION_DEGREE,
+):  # fmt: skip
     """``fit`` with each function term of ``lib`` (sin u, tanh u; not those in ``keep``)
     replaced by its polynomial expansion up to ``degree`` wherever that scores at most
     ``slack`` worse (:func:`symweak.regress.prefer_polynomials`), the replacement chosen by

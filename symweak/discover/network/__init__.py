@@ -20,6 +20,7 @@ from ...surrogate._noise import estimate_noise
 from .._history import History
 from . import _extract, _final, _prune, _search, _tune, _warmup
 from ._correction import residual_correction as residual_correction
+from ._settings import AUTO_SURROGATES, SURROGATES_NOISE
 from ._state import NetworkState
 from ._warmup import choose_kernels as choose_kernels
 
@@ -71,28 +72,24 @@ def _members(problem, config, device, progress: bool, state, count: int) -> list
     return members
 
 
-#: surrogates="auto": how many where the estimated noise reaches ``surrogates_noise``
-AUTO_SURROGATES = 3
-
-
-def how_many_surrogates(final, history, problem) -> int:
-    """``final.surrogates``, or for ``"auto"`` :data:`AUTO_SURROGATES` where the noise
-    estimate (noise / std, the largest over the fields; the warm-up's, or made here when the
-    warm-up made none) is at least ``final.surrogates_noise``, else 1."""
-    if final.surrogates != "auto":
-        return int(final.surrogates)
+def how_many_surrogates(cfg, history, problem) -> int:
+    """``cfg.surrogates`` (the surrogate group), or for ``"auto"`` ``AUTO_SURROGATES`` where
+    the noise estimate (noise / std, the largest over the fields; the warm-up's, or made here
+    when the warm-up made none) is at least ``SURROGATES_NOISE``, else 1."""
+    if cfg.surrogates != "auto":
+        return int(cfg.surrogates)
     record = history.phases.get("warmup")
     noise = getattr(record, "noise", None) or estimate_noise(problem.obs, seed=problem.seed)
     worst = max((float(v) for v in noise.values() if v == v), default=0.0)
-    return AUTO_SURROGATES if worst >= final.surrogates_noise else 1
+    return AUTO_SURROGATES if worst >= SURROGATES_NOISE else 1
 
 
 def _run(problem, config, progress: bool):
     device = choose_device(config.training.device)
     history = History()
     state, candidates = _train(problem, config, device, history, progress)
-    count = how_many_surrogates(config.final, history, problem)
-    if count > 1 and not state.interrupted:
+    count = how_many_surrogates(config.surrogate, history, problem)
+    if count > 1 and config.surrogate.combine == "mean" and not state.interrupted:
         state.members = _members(problem, config, device, progress, state, count)
         history.surrogates = 1 + len(state.members)
     equations = _final.run(state, candidates)

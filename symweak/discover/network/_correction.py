@@ -66,7 +66,7 @@ def residual_correction(
     if obs.grid is None or tuple(obs.grid.shape) != shape or not len(obs):
         return None
     if not width > 0:
-        raise SymweakError(f"config option correction_width must be > 0, got {width!r}.")
+        raise SymweakError(f"width must be > 0, got {width!r}.")
     n = int(np.prod(shape))
     flat = torch.as_tensor(obs.grid_index, device=U.device)
     observed = np.stack([obs.field(f) for f in obs.field_names], axis=-1)

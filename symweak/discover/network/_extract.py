@@ -23,6 +23,7 @@ from .._shared import (
     is_flux_term,
     union,
 )
+from ._settings import EXTRACT_TOL, MAX_DEGREE, SHAPE_TOL
 
 log = logging.getLogger("symweak")
 
@@ -54,7 +55,7 @@ def _products(state, library) -> list:
     present = set(library) | set(problem.lhs) | set(constraints.forbid)
     out = [
         t
-        for t in product_library(constraints.inputs, state.config.library.max_degree)
+        for t in product_library(constraints.inputs, MAX_DEGREE)
         if t not in present
     ]
     history = state.history
@@ -132,7 +133,7 @@ def _active(state) -> tuple[list, dict, dict, dict]:
     active: dict[int, list] = {}
     for s in range(state.net.width):
         for a_i, a in enumerate(state.A):
-            if strength[s, a_i] >= state.config.library.extract_tol:
+            if strength[s, a_i] >= EXTRACT_TOL:
                 active.setdefault(s, []).append(tuple((c, n) for c, n in zip(coords, a) if n))
     rms = {f: float(np.sqrt(np.mean(Ug[..., i] ** 2))) for i, f in enumerate(obs.field_names)}
     amax = {f: float(np.max(np.abs(Ug[..., i]))) for i, f in enumerate(obs.field_names)}
@@ -146,9 +147,9 @@ def run(state) -> Candidates:
         exprs,
         active,
         rms,
-        max_degree=state.config.library.max_degree,
+        max_degree=MAX_DEGREE,
         field_max=amax,
-        shape_tol=state.config.library.shape_tol,
+        shape_tol=SHAPE_TOL,
     )
     if state.config.library.include_constant:
         library = _with_constant(library)
@@ -160,8 +161,8 @@ def run(state) -> Candidates:
     history.rules = [r.as_dict() for r in reports]
     if not library or not all(libraries.values()):
         raise SymweakError(
-            "The symbolic network produced no candidate term (every output was pruned). Try a "
-            "smaller lambda_r, more search epochs, or a different operator set."
+            "The symbolic network produced no candidate term (every output was pruned). Try "
+            "more search epochs (search_epochs) or a different operator set."
         )
     products = _products(state, library)
     library = library + products

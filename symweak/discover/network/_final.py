@@ -1,8 +1,8 @@
 """Phase 5: the final sparse fit on the trained surrogate.
 
-The final fit is tried with all test-function scales of ``final_tests`` stacked
-(``final_stack``, see :func:`_stacked`) and with each scale alone; the first
-candidate whose relative weak-form residual is within ``final_switch`` times the smallest is
+The final fit is tried with all test-function scales of ``scales`` stacked (see
+:func:`_stacked`) and with each scale alone; the first
+candidate whose relative weak-form residual is within ``scale_switch`` times the smallest is
 kept (with two candidates: the first unless the other is that much better). Radii read off
 the surrogate's spectrum suit fronts and cells (Burgers, KS), but on smooth data they come
 out small and magnify the surrogate's error in the derivative columns (Chafee–Infante: 12 %
@@ -14,14 +14,14 @@ Readable terms: an open-form term whose F has constants fitted inside it (sin(0.
 0.0656)) is, over the range of the data, often a Taylor-disguised polynomial: d_xx of it
 stands in for u_xx. A scientist cannot use that, so when the kept fit holds such a term the
 fit is made again from the library's terms without fitted constants (polynomials, sin u,
-u·sin v, …), and kept when its residual is at most ``readable_slack`` (25 %) larger (tuned
+u·sin v, …), and kept when its residual is at most ``READABLE_SLACK`` (25 %) larger (tuned
 on the zoo's tuning half: at 10 % Kuramoto–Sivashinsky with other coefficients kept
 d_xx(sin(0.1394 u)), 10.6 % below the readable fit, and at 25 % came back as −0.58 d_x(u²)
 − 1.19 u_xx − 0.81 u_xxxx).
 A term the data need keeps a readable form; one with no readable stand-in costs far more
 than 25 % to drop and stays.
 
-With ``data_correction`` each scale is also tried on the surrogate's columns plus the
+Each scale is also tried on the surrogate's columns plus the
 observations' own deviation from it (named "<scale>+data"): on clean data this removes the
 surrogate's bias (sparse Navier–Stokes: the true model's residual 13 % -> 0.7 %, ν recovered
 on both axes); on noisy data it brings the noise back and leaves a larger residual, so the
@@ -64,13 +64,21 @@ from ...regress import (
 from ...weak import WeakAssembler
 from .._history import FinalRecord, FitRecord
 from .._shared import (
+    READABLE_SLACK,
     has_fitted_constants,
     kept_indices,
     prefer_expansions,
     term_families,
 )
-from . import _evidence
 from ._correction import residual_correction
+from ._settings import (
+    BOOTSTRAP_RESAMPLES,
+    CORRECTION_WIDTH,
+    FINAL_TEST_BUDGET,
+    FINAL_TEST_RATIO,
+    STABILITY_PENALTY,
+    STABILITY_THRESHOLD,
+)
 
 __all__ = ["run"]
 
@@ -82,25 +90,23 @@ INNER_CONSTANT_COST = 1.0
 
 
 def _n_final(state, cands) -> int:
-    """At least ``final_test_ratio`` test functions per candidate term of the largest
+    """At least ``FINAL_TEST_RATIO`` test functions per candidate term of the largest
     equation library (more than n_tests where the library is large): with about as many
     test functions as terms a 120-term library nearly spans any left-hand side. Extra test
     functions are only added while test functions × grid points × columns stays below
-    ``final_test_budget`` (the assembly's work): Navier–Stokes without rules (240 columns
-    on 4.5 M points) took 1247 s instead of 1019 s with 720 test functions, same equation."""
-    cfg = state.config.final
+    ``FINAL_TEST_BUDGET`` (the assembly's work; large 2-D libraries on millions of points
+    gain time and keep their equation)."""
     widest = max(len(c) for c in cands.cols)
-    grid = state.quad.full_axes if cfg.final_grid == "full" else state.quad.axes_np
-    points = math.prod(len(a) for a in grid.values())
-    affordable = cfg.final_test_budget / (points * len(cands.library))
+    points = math.prod(len(a) for a in state.quad.full_axes.values())
+    affordable = FINAL_TEST_BUDGET / (points * len(cands.library))
     n_tests = state.config.tests.n_tests
-    return max(n_tests, min(math.ceil(cfg.final_test_ratio * widest), int(affordable)))
+    return max(n_tests, min(math.ceil(FINAL_TEST_RATIO * widest), int(affordable)))
 
 
 def _systems(state, cands, scales, n_final):
     """``{scale: (G, b, correction)}``: the library's weak columns for the final fit with
     test functions of each radii ``scale``, on the data's own grid when the network phases
-    used a coarser one (``final_grid="full"``). The coarse grid is enough to steer training
+    used a coarser one. The coarse grid is enough to steer training
     but not for second derivatives of fine structure: on sparse sine-Gordon the u_xx
     coefficient came out 0.56 on an 8 000-point grid, 0.84 on 27 000 points, with a
     surrogate of MSE 7e-5. Û, the library's values and the spread data residual are computed
@@ -108,12 +114,12 @@ def _systems(state, cands, scales, n_final):
     cfg, quad, names = state.config, state.quad, state.problem.obs.coord_names
     sets = [
         state.tests
-        if scale == cfg.tests.scale and n_final == cfg.tests.n_tests
+        if scale == cfg.tests.scales[0] and n_final == cfg.tests.n_tests
         else state.make_tests(scale, n_final)
         for scale in scales
     ]
     chunk = None
-    if cfg.final.final_grid == "coarse" or all(st == 1 for st in quad.strides):
+    if all(st == 1 for st in quad.strides):
         grid = quad.axes
         assemblers = [
             state.asm_final
@@ -128,21 +134,19 @@ def _systems(state, cands, scales, n_final):
         grid = [torch.as_tensor(fine_np[n], dtype=dtype, device=state.device) for n in names]
         chunk = 8
     Ug, Gs, bs, J = cands.system(state, grid, assemblers, chunk=chunk)
-    corrections = None
-    if cfg.final.data_correction:
-        corrections = residual_correction(
-            state.problem.obs,
-            Ug.double(),
-            assemblers,
-            cands.functions,
-            cands.lib_index,
-            cands.lib_alphas,
-            state.field_index,
-            state.lhs_alphas,
-            width=cfg.final.correction_width,
-            chunk=chunk,
-            jets=J,
-        )
+    corrections = residual_correction(
+        state.problem.obs,
+        Ug.double(),
+        assemblers,
+        cands.functions,
+        cands.lib_index,
+        cands.lib_alphas,
+        state.field_index,
+        state.lhs_alphas,
+        width=CORRECTION_WIDTH,
+        chunk=chunk,
+        jets=J,
+    )
     if corrections is None:
         corrections = [None] * len(sets)
     return dict(zip(scales, zip(Gs, bs, corrections)))
@@ -159,7 +163,6 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
     with ``stable``, stability selection (when ``stability_resamples`` > 0) instead of one
     selection on all test functions."""
     sel, constraints = state.config.selection, state.problem.constraints
-    tls = state.config.final.final_estimator == "tls"
     Gn, bn = G.cpu().numpy(), b.cpu().numpy()
     designs = {}
     for e, lhs in enumerate(state.problem.lhs):
@@ -193,27 +196,24 @@ def _select(state, cands, G, b, refit=None, readable=None, stable=False):
             fit = stability_selection(
                 G,
                 b,
-                lambda Gs, bs: select(Gs, bs, sel.stability_penalty),
+                lambda Gs, bs: select(Gs, bs, STABILITY_PENALTY),
                 resamples=sel.stability_resamples,
-                threshold=sel.stability_threshold,
-                majority=sel.stability_majority,
+                threshold=STABILITY_THRESHOLD,
+                majority=True,
                 keep=keep,
                 seed=child_seed(state.problem.seed, "stability"),
             )
         else:
             fit = select(G, b)
-        slack = state.config.final.readable_slack
-        if stable and refit is None and slack:
+        if stable and refit is None:
             # a function term must explain the weak form clearly better than its
             # polynomial expansion (-6.35 u + 7.49 sin u is 1.2 u - 1.2 u^3 in disguise)
-            fit = prefer_expansions(
-                G, b, fit, lib, keep, sel.criterion, complexity, families, slack
-            )
-        if refit is not None or (stable and not tls):
-            # on the system that gives the coefficients: with total least squares the
-            # support is refitted there (refit), otherwise it is the one selected (stable)
+            fit = prefer_expansions(G, b, fit, lib, keep, sel.criterion, complexity, families)
+        if refit is not None:
+            # on the system that gives the coefficients, where the support is refitted by
+            # total least squares
             fit = drop_minor_terms(
-                G, b, fit, sel.minor_ratio, keep, lambda G, b, s: refit_support(G, b, s, tls)
+                G, b, fit, sel.minor_ratio, keep, lambda G, b, s: refit_support(G, b, s, True)
             )
         made[key] = fit
         return fit
@@ -229,14 +229,14 @@ def run(state, cands) -> list[Equation]:
     start = time.perf_counter()
     n_final = _n_final(state, cands)
     with torch.no_grad():
-        scales = list(dict.fromkeys(cfg.final.final_tests or (cfg.tests.scale,)))
+        scales = list(dict.fromkeys(cfg.tests.scales))
         systems = _systems(state, cands, scales, n_final)
     variants = {}
     for scale, (G, b, correction) in systems.items():
         variants[scale] = (G, b)
         if correction is not None:
             variants[scale + "+data"] = (G + correction[0], b + correction[1])
-    if cfg.final.final_stack and len(systems) > 1:
+    if len(systems) > 1:
         variants = {**_stacked(variants, list(systems)), **variants}
     tried = {}
     for name, system in variants.items():
@@ -260,25 +260,14 @@ def run(state, cands) -> list[Equation]:
     if cfg.selection.stability_resamples and only_readable is None and not _open_terms(results):
         only_readable = ()
     results, made = _select(state, cands, *system, readable=only_readable, stable=True)
+    # the candidates are compared by their least-squares residuals (above); the kept one's
+    # supports are then refitted by total least squares, on one scale's system when the
+    # support came from the scales stacked
     source = chosen
-    if cfg.final.final_estimator == "tls":
-        # the candidates are compared by their least-squares residuals (above); the kept
-        # one's supports are then refitted, on one scale's system when the support came
-        # from the scales stacked
-        if "&" in chosen and cfg.final.stack_coefficients == "scale":
-            source = _rule([(k, v[0]) for k, v in tried.items() if "&" not in k], cfg)
-            system = tried[source][2]
-        results, _ = _select(state, cands, *system, refit=made, readable=only_readable)
-    results, evidence = _evidence.run(
-        state,
-        cands,
-        tried,
-        results,
-        lambda G, b, readable: _select(state, cands, G, b, readable=readable),
-        system,
-    )
-    if evidence.get("switched"):
-        only_readable = ()  # the new support's coefficients are over the readable library
+    if "&" in chosen:
+        source = _rule([(k, v[0]) for k, v in tried.items() if "&" not in k], cfg)
+        system = tried[source][2]
+    results, _ = _select(state, cands, *system, refit=made, readable=only_readable)
     history.phases["final"] = FinalRecord(
         seconds=time.perf_counter() - start,
         tests=chosen,
@@ -286,7 +275,6 @@ def run(state, cands) -> list[Equation]:
         residuals={k: v[0] for k, v in tried.items()},
         readable=readable,
         coefficients=source,
-        evidence=evidence,
     )
     history.fits = []
     tied = {x for a, b_, _ in cands.ties if a != b_ for x in (a, b_)}
@@ -294,7 +282,7 @@ def run(state, cands) -> list[Equation]:
     if any(a == b_ for a, b_, _ in cands.ties):  # terms tied within an equation
         inner = self_ties(_designs(state, cands, *system, only_readable), cands.ties)
     tied_ci = {}
-    if cfg.final.uncertainty and tied:
+    if cfg.reporting.uncertainty and tied:
         others = [v[2] for k, v in tried.items() if v[2] is not system]
         tied_ci = _tied_uncertainty(state, cands, system, others, results, only_readable)
     tied_p = {}
@@ -317,7 +305,7 @@ def run(state, cands) -> list[Equation]:
         record = FitRecord(
             lhs=lhs.short(), residual=fit.residual, method=fit.method, probabilities=probs
         )
-        if cfg.final.uncertainty and lhs not in tied and len(fit.coef) == len(cols):
+        if cfg.reporting.uncertainty and lhs not in tied and len(fit.coef) == len(cols):
             others = [v[2] for k, v in tried.items() if v[2] is not system]
             _uncertainty(state, cands, system, e, cols, fit, record, others, inner.get(lhs))
         elif lhs in tied_ci:
@@ -359,7 +347,6 @@ def _tied_uncertainty(state, cands, system, others, results, readable) -> dict:
     design: bootstrap intervals (rows of both equations resampled) widened by the support
     refitted on the other variants, and the front of joint supports split per equation."""
     cfg = state.config
-    tls = cfg.final.final_estimator == "tls"
 
     def designs(G, b):
         return _designs(state, cands, G, b, readable)
@@ -368,16 +355,16 @@ def _tied_uncertainty(state, cands, system, others, results, readable) -> dict:
 
     def interval_fn(G, b, support):
         return bootstrap_intervals(
-            G, b, support, resamples=cfg.final.bootstrap_resamples, seed=seed, tls=tls
+            G, b, support, resamples=BOOTSTRAP_RESAMPLES, seed=seed, tls=True
         )
 
     def front_fn(G, b, chosen, terms):
         weights = term_complexity(terms, cfg.selection.complexity)
         keep = kept_indices(terms, state.problem.constraints)
-        return pareto_front(G, b, chosen=chosen, complexity=weights, keep=keep, seed=seed, tls=tls)
+        return pareto_front(G, b, chosen=chosen, complexity=weights, keep=keep, seed=seed, tls=True)
 
-    refit = lambda G, b, support: refit_support(G, b, support, tls)  # noqa: E731
-    more = [(designs(*o), refit) for o in others] if cfg.final.interval_envelope else []
+    refit = lambda G, b, support: refit_support(G, b, support, True)  # noqa: E731
+    more = [(designs(*o), refit) for o in others]
     fits = {lhs: fit for lhs, (_, fit) in results.items()}
     main = designs(*system)
     intervals = tied_intervals(main, cands.ties, fits, interval_fn, more)
@@ -388,7 +375,7 @@ def _tied_uncertainty(state, cands, system, others, results, readable) -> dict:
 def _uncertainty(state, cands, system, e, cols, fit, record, others=(), groups=None) -> None:
     """95 % bootstrap intervals of the kept coefficients (rows resampled, refitted as the
     coefficients were) and the Pareto front of supports, on equation ``e``'s design of the
-    system that gave the coefficients. With ``interval_envelope`` each interval also spans
+    system that gave the coefficients. Each interval also spans
     the same support refitted on the other test-function variants (``others``): the
     bootstrap sees the spread over test functions, not the surrogate's bias, which shows
     as disagreement between scales (Burgers 10 %, σ 0.2, seeds 0–3: the truth inside 3 of 8
@@ -404,15 +391,12 @@ def _uncertainty(state, cands, system, e, cols, fit, record, others=(), groups=N
     b = system[1].cpu().numpy()[:, e]
     support = [g for g, (idx, _) in enumerate(groups) if fit.coef[idx[0]] != 0.0]
     seed = child_seed(state.problem.seed, "stability") + 1 + e
-    tls = cfg.final.final_estimator == "tls"
-    lo, hi = bootstrap_intervals(
-        G, b, support, resamples=cfg.final.bootstrap_resamples, seed=seed, tls=tls
-    )
-    if cfg.final.interval_envelope:
-        for Gv, bv in others:
-            coef = refit_support(merged(Gv), bv.cpu().numpy()[:, e], support, tls)
-            lo = np.minimum(lo, coef)
-            hi = np.maximum(hi, coef)
+    tls = True
+    lo, hi = bootstrap_intervals(G, b, support, resamples=BOOTSTRAP_RESAMPLES, seed=seed, tls=tls)
+    for Gv, bv in others:
+        coef = refit_support(merged(Gv), bv.cpu().numpy()[:, e], support, tls)
+        lo = np.minimum(lo, coef)
+        hi = np.maximum(hi, coef)
     lhs = state.problem.lhs[e]
     record.intervals = {
         name: interval
@@ -446,9 +430,9 @@ def _uncertainty(state, cands, system, e, cols, fit, record, others=(), groups=N
 
 
 def _rule(residuals: list[tuple[str, float]], cfg) -> str:
-    """The first variant whose residual is within ``final_switch`` times the smallest."""
+    """The first variant whose residual is within ``scale_switch`` times the smallest."""
     smallest = min(r for _, r in residuals)
-    return next(k for k, r in residuals if r <= cfg.final.final_switch * smallest)
+    return next(k for k, r in residuals if r <= cfg.tests.scale_switch * smallest)
 
 
 def _stacked(variants: dict, scales: list) -> dict:
@@ -460,8 +444,8 @@ def _stacked(variants: dict, scales: list) -> dict:
     both together, and the residuals of different scales, which are not comparable, no
     longer decide alone (tuning half and paper rows, replayed final fits: 22/29 recovered
     against 20/29; KdV at σ = 1 and Nagumo at σ = 0 gained, none lost). The coefficients
-    are refitted on one scale (``stack_coefficients``): on the stack, Burgers at σ = 0.2
-    had E∞ 0.084 instead of 0.042."""
+    are refitted on one scale (on the stack, Burgers at σ = 0.2 came out twice as far
+    off)."""
     out = {}
     for suffix in ("", "+data"):
         parts = [variants.get(s + suffix) for s in scales]
@@ -478,10 +462,10 @@ def _stacked(variants: dict, scales: list) -> dict:
 def _prefer_readable(state, cands, system, residual, results) -> dict:
     """The fit from terms without fitted constants, when the kept fit holds an open-form
     term: ``{"open": r, "readable": r', "kept": ..., "fit": (results, made)}`` (empty when
-    there was nothing to replace or ``readable_slack`` is 0)."""
-    slack = state.config.final.readable_slack
+    there was nothing to replace)."""
+    slack = READABLE_SLACK
     used = _open_terms(results)
-    if not slack or not used:
+    if not used:
         return {}
     found, made = _select(state, cands, *system, readable=used)
     if any(not rhs for rhs, _ in found.values()):

@@ -9,6 +9,7 @@ import torch
 
 from ..._trainer import train_loop
 from .._history import PhaseRecord, _subsample
+from ._settings import LAMBDA_R, LAMBDA_W, LR_JOINT_SURROGATE, LR_NETWORK
 
 __all__ = ["joint_groups", "train_phase"]
 
@@ -17,26 +18,24 @@ log = logging.getLogger("symweak")
 
 def joint_groups(state) -> list[dict]:
     """Parameter groups of the joint phases: the surrogate, and ξ with the network."""
-    t = state.config.training
     net = state.net
     return [
-        {"params": list(state.surrogate.parameters()), "lr": t.lr_joint_surrogate},
-        {"params": [state.xi, *net.weights, *net.biases], "lr": t.lr_network},
+        {"params": list(state.surrogate.parameters()), "lr": LR_JOINT_SURROGATE},
+        {"params": [state.xi, *net.weights, *net.biases], "lr": LR_NETWORK},
     ]
 
 
 def train_phase(state, phase: str, epochs: int, groups: list[dict], l1: bool, progress: bool):
-    """Train ``groups`` for ``epochs`` epochs; records the phase in the history."""
-    t = state.config.training
+    """Train ``groups`` for ``epochs`` epochs; records the phase in the history. The weak
+    loss trains the surrogate as well as the network (the paper's coupling)."""
     opt = torch.optim.Adam(groups)
-    couple = phase in t.couple
 
     def step(epoch: int) -> tuple[float, float]:
         opt.zero_grad(set_to_none=True)
-        l_data, l_weak, _, _ = state.losses(couple, phase, epoch)
-        loss = l_data + t.lambda_w * l_weak.float()
+        l_data, l_weak, _, _ = state.losses(phase, epoch)
+        loss = l_data + LAMBDA_W * l_weak.float()
         if l1:
-            loss = loss + t.lambda_r * (state.xi.abs().sum() + state.net.l1()).float()
+            loss = loss + LAMBDA_R * (state.xi.abs().sum() + state.net.l1()).float()
         loss.backward()
         opt.step()
         return float(l_data.detach()), float(l_weak.detach())

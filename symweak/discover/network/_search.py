@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 
 from ._joint import joint_groups, train_phase
+from ._settings import LR_NETWORK
 
 __all__ = ["run"]
 
@@ -34,12 +35,12 @@ def _resolve_xi(state) -> None:
 
 def run(state, progress: bool) -> None:
     cfg, net = state.config, state.net
-    if cfg.search.search and not state.interrupted:
+    if cfg.training.search and not state.interrupted:
         with torch.no_grad():
             state.set_scale(state.losses()[2])
         groups = [
             *joint_groups(state),
-            {"params": [net.alpha, net.beta], "lr": cfg.training.lr_network},
+            {"params": [net.alpha, net.beta], "lr": LR_NETWORK},
         ]
         train_phase(state, "search", cfg.training.search_epochs, groups, False, progress)
     if net.fixed is None:

@@ -34,6 +34,7 @@ from .._shared import (
     spectral_radius,
     support_floor,
 )
+from ._settings import COUNTS, GRID_POINTS, NODES_PER_OP
 
 __all__ = ["NetworkState", "quadrature_axes"]
 
@@ -120,7 +121,7 @@ class NetworkState:
         #: with this run's (:meth:`mean_grid`)
         self.members: list = []
         obs, names, tcfg = problem.obs, problem.obs.coord_names, config.tests
-        full_axes, strides = quadrature_axes(obs, config.training.grid_points)
+        full_axes, strides = quadrature_axes(obs, GRID_POINTS)
         axes_np = {n: a[::s] for (n, a), s in zip(full_axes.items(), strides)}
         # the network phases only need Û on the coarse quadrature grid (and at the data points)
         axes = [
@@ -136,12 +137,12 @@ class NetworkState:
         }
         self.bump = bump_for_orders(tcfg.test_function, self.orders)
         self.radius = None
-        if {"cap", "spectrum"} & {tcfg.scale, *(config.final.final_tests or ())}:
+        if {"cap", "spectrum"} & set(tcfg.scales):
             with torch.no_grad():
                 pred = self.surrogate.grid(axes).double().cpu().numpy()
             grids = [pred[..., i] for i in range(pred.shape[-1])]
             self.radius = spectral_radius(axes_np, grids, self.bump)
-        self.tests = self.make_tests(tcfg.scale, tcfg.n_tests)
+        self.tests = self.make_tests(tcfg.scales[0], tcfg.n_tests)
         # the training phases integrate with the plain trapezoid rows: exact moments there
         # change every run's trajectory, and on the zoo's tuning half (σ = 0.2) that lost
         # two weak u_xx terms (Fisher–KPP, sine reaction); the final fit's assembler has them
@@ -159,13 +160,13 @@ class NetworkState:
 
     def _network(self, warm) -> None:
         """The symbolic network, ξ, the data terms, the checkpoint and ‖b‖²."""
-        problem, cfg = self.problem, self.config.search
+        problem, cfg = self.problem, self.config.training
         self.net = SymNet(
             problem.fields,
             problem.ops,
-            cfg.nodes_per_op,
+            NODES_PER_OP,
             cfg.depth if cfg.search else 2,
-            cfg.counts,
+            COUNTS,
             seed=problem.seed,
             dtype=self.wdtype,
             input_scale=field_scales(
@@ -263,7 +264,7 @@ class NetworkState:
         which is also what the L1 penalty of the pruning phase should weigh. The factors are
         constant within a phase: re-normalising every step would make a column's weight
         irrelevant, and L1 would shrink outputs to round-off that is then scaled back up."""
-        if not self.config.training.precondition or G is None:
+        if G is None:
             return
         with torch.no_grad():
             norms = G.norm(dim=0)  # (S, A)
@@ -278,12 +279,11 @@ class NetworkState:
     def effective_xi(self) -> torch.Tensor:
         return self.xi if self.scale is None else self.xi * self.scale
 
-    def losses(self, couple: bool = True, phase: str | None = None, epoch: int = 0):
-        """(ℒ_data, ℒ_weak, G (K, S, A), b (K, E)) of the current parameters."""
+    def losses(self, phase: str | None = None, epoch: int = 0):
+        """(ℒ_data, ℒ_weak, G (K, S, A), b (K, E)) of the current parameters; the weak loss
+        trains the surrogate as well as the network."""
         l_data = self.data_loss(phase, epoch) if phase else self.data.loss()
         Uc = self.surrogate.grid(self.quad.axes).to(self.wdtype)
-        if not couple:  # the weak loss trains the network only; the data train Û
-            Uc = Uc.detach()
         F = self.net(Uc)
         G = self.weak.columns(F)  # (K, S, A)
         b = self.weak.lhs(Uc, self.field_index)  # (K, E)

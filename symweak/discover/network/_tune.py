@@ -7,6 +7,7 @@ import torch
 
 from ..._trainer import train_loop
 from .._history import TuneRecord, _subsample
+from ._settings import LAMBDA_W, LR_JOINT_SURROGATE
 
 __all__ = ["run"]
 
@@ -33,7 +34,7 @@ def _leading(cands, Gl, coefs) -> str:
 def run(state, cands, progress: bool) -> None:
     t = state.config.training
     epochs = t.tune_epochs if not state.interrupted else 0
-    opt = torch.optim.Adam(state.surrogate.parameters(), lr=t.lr_joint_surrogate)
+    opt = torch.optim.Adam(state.surrogate.parameters(), lr=LR_JOINT_SURROGATE)
     every = max(1, t.tune_epochs // 50)
     trajectories: dict = {}
     lhs_names = [lhs.short() for lhs in state.problem.lhs]
@@ -52,8 +53,7 @@ def run(state, cands, progress: bool) -> None:
                     per.setdefault(cands.library[j].short(), []).append(value)
         l_weak = ((resid**2).sum(0) / state.b_norm.double()).mean()
         loss = state.data_loss("tune", epoch)
-        if "tune" in t.couple:
-            loss = loss + t.lambda_w * l_weak.float()
+        loss = loss + LAMBDA_W * l_weak.float()
         loss.backward()
         opt.step()
         last.update(Gl=Gl, coefs=coefs)

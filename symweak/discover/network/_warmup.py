@@ -17,6 +17,13 @@ from ...surrogate._model import split_points
 from ...surrogate._noise import estimate_noise
 from .._config import PAPER_KERNELS
 from .._history import WarmupRecord
+from ._settings import (
+    COMPARE_POINTS,
+    KERNEL_CHOICES,
+    LR_SURROGATE,
+    NOISE_THRESHOLD,
+    POINTS_PER_KERNEL,
+)
 
 __all__ = ["WarmedUp", "choose_kernels", "run"]
 
@@ -66,9 +73,9 @@ def choose_kernels(trials, held) -> tuple[int, dict]:
     return chosen, table
 
 
-def rule_kernels(n: int, noise: float, cfg) -> int:
-    """``kernels="auto"``: one Gaussian per ``points_per_kernel`` observations (clean, noisy),
-    taken to the nearest of ``kernel_choices`` in ratio (so 64, 250 or 1000 by default).
+def rule_kernels(n: int, noise: float) -> int:
+    """``kernels="auto"``: one Gaussian per ``POINTS_PER_KERNEL`` observations (clean, noisy),
+    taken to the nearest of ``KERNEL_CHOICES`` in ratio (64, 250 or 1000).
 
     Why a rule and not a comparison: on the paper's rows (800-epoch warm-ups, seed 0; the
     table in docs/network.md) the held-out comparison of 64, 250 and 1 000 kept 64 on every
@@ -80,22 +87,22 @@ def rule_kernels(n: int, noise: float, cfg) -> int:
     cannot be made cheaply instead: after 25–100 of 800 epochs 1 000 Gaussians lead on every
     row (they fit fastest) and the noisy rows' ranking turns only late (measured on an H100:
     short runs agreed with the full comparison on 1 of 11 rows)."""
-    per = cfg.points_per_kernel[1] if noise >= cfg.noise_threshold else cfg.points_per_kernel[0]
+    per = POINTS_PER_KERNEL[1] if noise >= NOISE_THRESHOLD else POINTS_PER_KERNEL[0]
     want = max(n / per, 1.0)
-    return min(sorted(set(cfg.kernel_choices)), key=lambda c: (abs(math.log(c / want)), c))
+    return min(sorted(set(KERNEL_CHOICES)), key=lambda c: (abs(math.log(c / want)), c))
 
 
-def _counts(obs, cfg, seed: int) -> tuple[list[int], dict]:
+def _counts(obs, cfg, validation: float, seed: int) -> tuple[list[int], dict]:
     """The kernel counts to warm up (0: the plain-MLP ablation) and the noise estimate."""
     if not cfg.embedding:
         return [0], {}
     if cfg.kernels == "auto":
         noise = estimate_noise(obs, seed=seed)
         worst = max((v for v in noise.values() if v == v), default=0.0)
-        return [rule_kernels(len(obs), worst, cfg)], noise
+        return [rule_kernels(len(obs), worst)], noise
     if cfg.kernels == "compare":
-        few = len(obs) <= cfg.auto_kernels_points and cfg.validation > 0
-        return (sorted(set(cfg.kernel_choices)) if few else [PAPER_KERNELS]), {}
+        few = len(obs) <= COMPARE_POINTS and validation > 0
+        return (sorted(set(KERNEL_CHOICES)) if few else [PAPER_KERNELS]), {}
     return [cfg.kernels], {}
 
 
@@ -105,7 +112,6 @@ def _candidate(obs, cfg, count: int, seed: int) -> Surrogate:
         hidden=cfg.hidden,
         layers=cfg.layers,
         activation=cfg.activation,
-        full=cfg.full_covariance,
         seed=seed,
     )
     if count == 0:  # the ablation "without FE_φ": a plain MLP of about the same size
@@ -172,15 +178,15 @@ def _seconds(s: float) -> str:
 def run(problem, config, device, history, progress: bool) -> WarmedUp:
     """Warm up one surrogate per kernel count and keep one (see :func:`choose_kernels`)."""
     obs, seed, cfg = problem.obs, problem.seed, config.surrogate
-    max_points = cfg.max_points
+    max_points = config.data.max_points
     if max_points == "auto":
         max_points = 20000 if len(obs.coord_names) <= 2 else 5000
     start = time.perf_counter()
     # the warm-up's own split (Surrogate.fit makes the same one): training and held-out points
-    train, held = split_points(obs, cfg.validation, seed)
+    train, held = split_points(obs, config.data.validation, seed)
     trials = []  # (kernels, surrogate, losses)
     interrupted = False
-    counts, noise = _counts(obs, cfg, seed)
+    counts, noise = _counts(obs, cfg, config.data.validation, seed)
     text = _what(obs, counts, noise, device)
     callback = None
     if config.training.warmup_epochs > ESTIMATE_AFTER:
@@ -192,8 +198,8 @@ def run(problem, config, device, history, progress: bool) -> WarmedUp:
         losses = candidate.fit(
             obs,
             epochs=config.training.warmup_epochs,
-            lr=config.training.lr_surrogate,
-            validation=cfg.validation,
+            lr=LR_SURROGATE,
+            validation=config.data.validation,
             seed=seed,
             progress=progress,
             max_points=max_points,

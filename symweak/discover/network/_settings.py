@@ -1,0 +1,49 @@
+"""The network method's fixed settings: the paper's training values and the rules measured
+once and kept (docs/decisions.md says what each replaced). They are constants, not options:
+nothing a user gains from changing them has been measured."""
+
+from __future__ import annotations
+
+#: learning rates: the surrogate's warm-up, the surrogate in the joint phases, the network
+LR_SURROGATE = 1e-2
+LR_JOINT_SURROGATE = 1e-3
+LR_NETWORK = 2e-2
+#: weights of the weak loss (λ_w) and of the pruning phase's L1 penalty (λ_r)
+LAMBDA_W = 0.1
+LAMBDA_R = 1e-3
+#: points of the training quadrature grid (the final fit uses the data's own grid)
+GRID_POINTS = 8000
+
+#: the symbolic network: nodes per operator and layer, candidate node counts K (the paper's)
+NODES_PER_OP = 3
+COUNTS = (0, 1, 2, 3)
+#: read-back: the highest polynomial degree, the relative weight below which an output is
+#: pruned, and how far f(u) must differ from its cubic Taylor polynomial to be offered
+MAX_DEGREE = 4
+EXTRACT_TOL = 1e-3
+SHAPE_TOL = 0.1
+
+#: kernels="auto": observations per Gaussian (clean, noisy), the noise / std counted as
+#: noisy, and the counts chosen from (also those kernels="compare" compares)
+POINTS_PER_KERNEL = (10, 40)
+NOISE_THRESHOLD = 0.05
+KERNEL_CHOICES = (64, 250, 1000)
+#: kernels="compare" compares up to this many observations (above: the paper's 1 000)
+COMPARE_POINTS = 100_000
+
+#: surrogates="auto": this many where the estimated noise / std reaches SURROGATES_NOISE
+AUTO_SURROGATES = 3
+SURROGATES_NOISE = 0.5
+
+#: the final fit: at least this many test functions per candidate term, added only while
+#: test functions × grid points × columns (the assembly's work) stays below the budget
+FINAL_TEST_RATIO = 3.0
+FINAL_TEST_BUDGET = 1e11
+#: the data correction's smoothing width, in mean spacings between observations
+CORRECTION_WIDTH = 0.33
+#: stability selection: the fraction of halves that must choose a term, and the `log`
+#: criterion's penalty on each half (a support most halves chose exactly is kept whole)
+STABILITY_THRESHOLD = 0.6
+STABILITY_PENALTY = 0.5
+#: row resamples of the bootstrap intervals
+BOOTSTRAP_RESAMPLES = 200
