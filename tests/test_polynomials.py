@@ -106,30 +106,30 @@ def test_an_open_form_standing_in_for_two_readable_terms_is_dropped(monkeypatch)
     """b = A + 0.3 B + noise and the open form ≈ A + 0.3 B: the penalised readable selection
     keeps A alone (44 % above the open form), but A and B together, two terms against
     one term with two fitted constants, fit better than it: the readable fit is kept."""
-    from symweak.discover.network import _final
+    from symweak.discover.network import _selection
 
     rng = np.random.default_rng(0)
     A, B, C, n1, n2 = rng.normal(size=(5, 200))
     b = A + 0.3 * B + 0.2 * n1
     G = np.column_stack([C, A, B, A + 0.3 * B + 0.2 * n2])
-    out = _final._prefer_readable(*_open_fit_problem(b, G))
+    out = _selection.prefer_readable(*_open_fit_problem(b, G))
     assert out["kept"] == "readable"
     assert out["open"] == pytest.approx(0.2618, abs=1e-4)
     assert out["readable"] == pytest.approx(0.3767, abs=1e-4)  # one term: A
     assert out["readable_within"] == pytest.approx(0.1949, abs=1e-4)  # A and B
-    monkeypatch.setattr(_final, "INNER_CONSTANT_COST", 0.0)  # the constants free again
-    assert _final._prefer_readable(*_open_fit_problem(b, G))["kept"] == "open"
+    monkeypatch.setattr(_selection, "INNER_CONSTANT_COST", 0.0)  # the constants free again
+    assert _selection.prefer_readable(*_open_fit_problem(b, G))["kept"] == "open"
 
 
 def test_an_open_form_the_data_need_is_kept():
     """b is the open form's own column: no readable support within its complexity comes
     near it."""
-    from symweak.discover.network import _final
+    from symweak.discover.network import _selection
 
     rng = np.random.default_rng(1)
     A, B, C, O, n1 = rng.normal(size=(5, 200))
     b = O + 0.05 * n1
-    out = _final._prefer_readable(*_open_fit_problem(b, np.column_stack([C, A, B, O])))
+    out = _selection.prefer_readable(*_open_fit_problem(b, np.column_stack([C, A, B, O])))
     assert out["kept"] == "open"
     assert out["readable_within"] > 0.9
 

@@ -8,12 +8,11 @@ from ..operators import power_operator as power_operator
 from ..operators import register_operator as register_operator
 from ..operators import registry as registry
 from ..operators import unregister_operator as unregister_operator
-from ._parser import BUILTIN_RULES as BUILTIN_RULES
+from ..rules import RULE_ACTIONS as RULE_ACTIONS
 from ._parser import CONSTRAINT_ERRORS as CONSTRAINT_ERRORS
 from ._parser import EQUATION_ERRORS as EQUATION_ERRORS
 from ._parser import EXPR_ERRORS as EXPR_ERRORS
 from ._parser import OPSET_ERRORS as OPSET_ERRORS
-from ._parser import RULE_ACTIONS as RULE_ACTIONS
 from ._parser import Constraints as Constraints
 from ._parser import RuleSpec as RuleSpec
 from ._parser import parse_constraints as parse_constraints

@@ -1,0 +1,192 @@
+"""The final fit's records: per equation, the inclusion probabilities, 95 % intervals, each
+kept term's price and the Pareto front of supports (:class:`~.._history.FitRecord`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._seeds import child_seed
+from ...ir import Equation
+from ...regress import (
+    bootstrap_intervals,
+    drop_one,
+    merge_columns,
+    pareto_front,
+    refit_support,
+    self_ties,
+    term_complexity,
+    tied_intervals,
+    tied_pareto,
+    tied_probabilities,
+)
+from .._history import FitRecord
+from .._shared import (
+    kept_indices,
+)
+from ._settings import (
+    BOOTSTRAP_RESAMPLES,
+)
+
+
+def _split_interval(lhs, term, lo: float, hi: float) -> dict:
+    """``{name: [lo, hi]}`` for the terms the equation shows in place of ``term``: itself,
+    or each monomial of a sum ((u² + v²)·v prints as u²·v and v³), scaled by its factor."""
+    parts = Equation(lhs, {term: 1.0}).coefficients
+    return {t.short(): sorted([k * lo, k * hi]) for t, k in parts.items()}
+
+
+def _designs(state, cands, G, b, readable) -> dict:
+    """``{lhs: (terms, G, b)}`` of every equation on one final system (as :func:`select`)."""
+    Gn, bn = G.cpu().numpy(), b.cpu().numpy()
+    out = {}
+    for e, lhs in enumerate(state.problem.lhs):
+        cols = cands.cols[e] if readable is None else cands.readable_cols[e]
+        out[lhs] = ([cands.library[j] for j in cols], Gn[:, cols], bn[:, e])
+    return out
+
+
+def _tied_uncertainty(state, cands, system, others, results, readable) -> dict:
+    """``{lhs: (intervals, Pareto front)}`` of equations tied by pair rules, on their joint
+    design: bootstrap intervals (rows of both equations resampled) widened by the support
+    refitted on the other variants, and the front of joint supports split per equation."""
+    cfg = state.config
+
+    def designs(G, b):
+        return _designs(state, cands, G, b, readable)
+
+    seed = child_seed(state.problem.seed, "stability") + 1
+
+    def interval_fn(G, b, support):
+        return bootstrap_intervals(
+            G, b, support, resamples=BOOTSTRAP_RESAMPLES, seed=seed, tls=True
+        )
+
+    def front_fn(G, b, chosen, terms):
+        weights = term_complexity(terms, cfg.selection.complexity)
+        keep = kept_indices(terms, state.problem.constraints)
+        return pareto_front(G, b, chosen=chosen, complexity=weights, keep=keep, seed=seed, tls=True)
+
+    refit = lambda G, b, support: refit_support(G, b, support, True)  # noqa: E731
+    more = [(designs(*o), refit) for o in others]
+    fits = {lhs: fit for lhs, (_, fit) in results.items()}
+    main = designs(*system)
+    intervals = tied_intervals(main, cands.ties, fits, interval_fn, more)
+    fronts = tied_pareto(main, cands.ties, fits, front_fn)
+    return {lhs: (intervals.get(lhs, {}), fronts.get(lhs, [])) for lhs in intervals}
+
+
+def _uncertainty(state, cands, system, e, cols, fit, record, others=(), groups=None) -> None:
+    """95 % bootstrap intervals of the kept coefficients (rows resampled, refitted as the
+    coefficients were) and the Pareto front of supports, on equation ``e``'s design of the
+    system that gave the coefficients. Each interval also spans
+    the same support refitted on the other test-function variants (``others``): the
+    bootstrap sees the spread over test functions, not the surrogate's bias, which shows
+    as disagreement between scales (Burgers 10 %, σ 0.2, seeds 0–3: the truth inside 3 of 8
+    bootstrap intervals). With ``groups`` (terms tied within the equation by a ``pair``
+    rule, :func:`symweak.regress.self_tie_groups`) both are computed on the merged columns,
+    the fit was made on, and each tied term's interval is its factor times its group's."""
+    cfg = state.config
+    lib = [cands.library[j] for j in cols]
+    if groups is None:
+        groups = [(np.array([j]), np.ones(1)) for j in range(len(cols))]
+    merged = lambda G: merge_columns(G.cpu().numpy()[:, cols], groups)  # noqa: E731
+    G = merged(system[0])
+    b = system[1].cpu().numpy()[:, e]
+    support = [g for g, (idx, _) in enumerate(groups) if fit.coef[idx[0]] != 0.0]
+    seed = child_seed(state.problem.seed, "stability") + 1 + e
+    tls = True
+    lo, hi = bootstrap_intervals(G, b, support, resamples=BOOTSTRAP_RESAMPLES, seed=seed, tls=tls)
+    for Gv, bv in others:
+        coef = refit_support(merged(Gv), bv.cpu().numpy()[:, e], support, tls)
+        lo = np.minimum(lo, coef)
+        hi = np.maximum(hi, coef)
+    lhs = state.problem.lhs[e]
+    record.intervals = {
+        name: interval
+        for g in support
+        for j, f in zip(*groups[g])
+        for name, interval in _split_interval(
+            lhs, lib[j], float(f * lo[g]), float(f * hi[g])
+        ).items()
+    }
+    reps = [lib[idx[0]] for idx, _ in groups]
+    weights = term_complexity(reps, cfg.selection.complexity)
+    keep = kept_indices(reps, state.problem.constraints)
+    front = pareto_front(G, b, chosen=support, complexity=weights, keep=keep, seed=seed, tls=tls)
+    record.without = {
+        name: value
+        for g, value in drop_one(G, b, support, seed=seed, tls=tls).items()
+        for j, _ in zip(*groups[g])
+        for name in _split_interval(lhs, lib[j], 0.0, 0.0)
+    }
+    record.pareto = [
+        {
+            "terms": {
+                lib[j].short(): float(f * p.coef[g]) for g in p.support for j, f in zip(*groups[g])
+            },
+            "complexity": p.complexity,
+            "held_out": p.held_out,
+            "chosen": p.chosen,
+        }
+        for p in front
+    ]
+
+
+def fit_records(state, cands, system, others, results, readable) -> list[FitRecord]:
+    """One :class:`FitRecord` per equation of ``results`` (``{lhs: (rhs, fit)}``, fitted on
+    ``system``; ``others``: the other variants' systems, which widen the intervals)."""
+    cfg = state.config
+    tied = {x for a, b_, _ in cands.ties if a != b_ for x in (a, b_)}
+    inner = {}
+    if any(a == b_ for a, b_, _ in cands.ties):  # terms tied within an equation
+        inner = self_ties(_designs(state, cands, *system, readable), cands.ties)
+    tied_ci = {}
+    if cfg.reporting.uncertainty and tied:
+        tied_ci = _tied_uncertainty(state, cands, system, others, results, readable)
+    tied_p = {}
+    if tied:
+        fits = {lhs: fit for lhs, (_, fit) in results.items()}
+        joint = _designs(state, cands, *system, readable)
+        tied_p = tied_probabilities(joint, cands.ties, fits)
+    records = []
+    for e, lhs in enumerate(state.problem.lhs):
+        fit = results[lhs][1]
+        cols = cands.cols[e] if readable is None else cands.readable_cols[e]
+        record = FitRecord(
+            lhs=lhs.short(),
+            residual=fit.residual,
+            method=fit.method,
+            probabilities=_probabilities(cands, lhs, fit, cols, tied_p),
+        )
+        if cfg.reporting.uncertainty and lhs not in tied and len(fit.coef) == len(cols):
+            _uncertainty(state, cands, system, e, cols, fit, record, others, inner.get(lhs))
+        elif lhs in tied_ci:
+            # equations fitted jointly by a pair rule: intervals and the Pareto front from
+            # their joint design, each front point this equation's part of a joint support
+            intervals, front = tied_ci[lhs]
+            record.intervals = {
+                name: interval
+                for term, (lo, hi) in intervals.items()
+                for name, interval in _split_interval(lhs, term, lo, hi).items()
+            }
+            record.pareto = [
+                {**point, "terms": {t.short(): c for t, c in point["terms"].items()}}
+                for point in front
+            ]
+        records.append(record)
+    return records
+
+
+def _probabilities(cands, lhs, fit, cols, tied_p) -> dict:
+    """``{term: inclusion probability}`` of one equation (a sum of monomials prints as its
+    monomials: each gets the sum's probability)."""
+    if lhs in tied_p:
+        chosen = tied_p[lhs].items()
+    elif fit.probabilities is not None and len(fit.probabilities) == len(cols):
+        chosen = [(cands.library[j], p) for j, p in zip(cols, fit.probabilities) if p > 0]
+    else:
+        chosen = ()
+    probs = {}
+    for term, p in chosen:
+        probs.update({name: float(p) for name in _split_interval(lhs, term, 0.0, 0.0)})
+    return probs
