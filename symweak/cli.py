@@ -63,229 +63,16 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_bench(args: argparse.Namespace) -> int:
-    from . import bench
-
-    fixed = ("data", "speed", "units", "paper", "hole")
-    if args.set and args.name in fixed:
-        raise SymweakError(
-            f"--set applies to a system's row (`symweak bench burgers --set surrogates=3`) "
-            f"and to `zoo` and `fullgrid`, not to `{args.name}`; leave it out."
-        )
-    if args.name == "data":
-        if not args.rest:
-            raise SymweakError("Name a system, e.g. `symweak bench data burgers`.")
-        system = bench.get_system(args.rest[0])
-        obs = bench.generate(system.name, split=not args.complex)
-        if args.ratio < 1.0:
-            obs = obs.sample(args.ratio, seed=args.seed)
-        if args.noise > 0.0:
-            obs = obs.add_noise(args.noise, seed=args.seed)
-        out = args.out or f"{system.name}.npz"
-        obs.save(out)
-        print(f"{system.title}: {obs.describe()}")
-        print(f"true equation(s): {system.true_equations().short()}")
-        print(f"wrote {out}")
-        return 0
-    import json
-
-    from .bench import CLASSIC_FILES, classic_observations, format_rows, get_system, run_case
-
-    if args.name == "speed":
-        from .bench._speed import speed_report, user_data_report
-
-        if args.user_data:
-            report = user_data_report(two_d=args.two_d)
-        else:
-            report = speed_report(three_d=args.three_d)
-        for line in report:
-            print(line, flush=True)
-        return 0
-    if args.name == "units":
-        from .bench._units import units_report
-
-        for line in units_report(args.noise, args.seed, args.rest or None):
-            print(line, flush=True)
-        return 0
-    if args.name == "paper":
-        from .sweep import sweep
-        from .sweep._paper import paper_report, paper_spec
-
-        store = args.store or "paper.sqlite"
-        spec = paper_spec(args.tables, _seeds(args.seeds), store)
-        summary = sweep(spec, workers=args.workers)
-        print(summary)
-        print(paper_report(store, args.tables))
-        return 130 if summary.interrupted else 0
-    rows = []
-    if args.name == "hole":
-        from .bench._domains import holed
-
-        system = get_system(args.rest[0] if args.rest else "wave")
-        data, domain = holed(system.name, args.ratio, seed=args.seed, noise=args.noise)
-        for label, obs in (("with the domain", data.with_domain(domain)), ("no domain", data)):
-            row = run_case(system.name, 1.0, 0.0, args.seed, data=obs)
-            row.update(ratio=args.ratio, noise=args.noise, domain=label)
-            rows.append(row)
-            print(f"{label}: {format_rows([row]).splitlines()[-1]}", flush=True)
-    elif args.name == "zoo":
-        from .bench._zoo import zoo_cases
-
-        seeds = _seeds(args.seeds)
-        options = _set_options(args.set)
-        if args.workers is not None:
-            rows, interrupted = _zoo_sweep(zoo_cases(args.half), args, seeds, options)
-            print(format_rows(rows))
-            print(zoo_summary(rows))
-            return 130 if interrupted else 0
-        for system in zoo_cases(args.half):
-            for seed in seeds:
-                row = run_case(
-                    system.name, args.ratio, args.noise, seed, columns=True, **options
-                )
-                row["half"] = system.settings["half"]
-                rows.append(row)
-                print(format_rows([row]).splitlines()[-1], flush=True)
-        print(zoo_summary(rows))
-    elif args.name == "fullgrid":
-        folder = Path(args.shared)
-        names = args.rest or list(CLASSIC_FILES)
-        options = _set_options(args.set)
-        for name in names:
-            system = get_system(name)
-            data = classic_observations(system, folder) if args.classic else None
-            for noise in args.noises:
-                row = run_case(system.name, 1.0, noise, args.seed, data=data, **options)
-                row["data"] = CLASSIC_FILES[system.name] if args.classic else "generated"
-                rows.append(row)
-                print(format_rows([row]).splitlines()[-1], flush=True)
-    else:
-        system = get_system(args.name)
-        extra = _set_options(args.set)
-        if args.constraints is not None:
-            if args.no_rules:
-                raise SymweakError(
-                    "--constraints replaces the system's rules; leave out --no-rules."
-                )
-            from .grammar import parse_constraints
-
-            parse_constraints(args.constraints)  # a typo fails here, before any data work
-            extra["constraints"] = args.constraints
-        row = run_case(
-            system.name, args.ratio, args.noise, args.seed, rules=not args.no_rules, **extra
-        )
-        rows.append(row)
-        print(format_rows(rows))
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    return 0
-
-
-def _seeds(text: str) -> list[int]:
-    try:
-        seeds = [int(v) for v in str(text).split(",") if v.strip()]
-    except ValueError:
-        seeds = []
-    if not seeds or any(v < 0 for v in seeds):
-        raise SymweakError(f"--seeds must be integers >= 0 separated by commas, got {text!r}.")
-    return seeds
-
-
-def _zoo_sweep(cases, args, seeds, options) -> tuple[list[dict], bool]:
-    """``bench zoo --workers N``: the runs of ``cases`` as a sweep on Dask (``--store``,
-    default zoo.sqlite; runs already stored are not run again), read back as zoo rows.
-    Returns (rows, interrupted)."""
-    from .sweep import Store, load_spec, sweep
-
-    spec = load_spec(
-        {
-            "store": args.store or "zoo.sqlite",
-            "runs": [
-                {
-                    "systems": [c.name for c in cases],
-                    "ratio": [args.ratio],
-                    "noise": [args.noise],
-                    "seeds": list(seeds),
-                    "columns": True,
-                    "options": dict(options),
-                }
-            ],
-        }
-    )
-    summary = sweep(spec, workers=args.workers)
-    print(summary, flush=True)
-    stored = {row["key"]: row for row in Store(spec.store).rows()}
-    half = {c.name: c.settings["half"] for c in cases}
-    rows = []
-    for run in spec.runs:  # the spec's order: case by case, seed by seed
-        row = stored.get(run.key)
-        if row is None or row["status"] != "ok":
-            continue
-        rows.append(
-            {
-                "system": run.system, "ratio": run.ratio, "noise": run.noise,
-                "seed": run.seed, "half": half[run.system], "TPR": [row["tpr"]],
-                "E_inf": [row["e_inf"]], "E_2": [row["e_2"]], "seconds": row["seconds"],
-                "equation": row["equation"],
-            }
-        )  # fmt: skip
-    return rows, summary.interrupted
-
-
-def zoo_summary(rows) -> str:
-    """The recovery rate (every equation with TPR = 1) per half and overall."""
-    lines = []
-    for half in ("tune", "validate"):
-        mine = [r for r in rows if r.get("half") == half]
-        if mine:
-            ok = sum(all(v == 1.0 for v in r["TPR"]) for r in mine)
-            lines.append(
-                f"{half} half: TPR = 1 in {ok} of {len(mine)} runs ({100 * ok / len(mine):.0f} %)"
-            )
-    ok = sum(all(v == 1.0 for v in r["TPR"]) for r in rows)
-    lines.append(
-        f"all: TPR = 1 in {ok} of {len(rows)} runs"
-        + (f" ({100 * ok / len(rows):.0f} %)" if rows else "")
-    )
-    return "\n".join(lines)
-
-
-def _parse_value(text: str):
-    """A ``--set`` value: JSON (numbers, true/false/null, lists, objects) or a bare string."""
-    import json
-
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
 def _overrides(args: argparse.Namespace) -> dict:
     """``--n-tests``, ``--criterion`` and every ``--set key=value`` as config overrides."""
+    from .discover import set_options
+
     out = {}
     if args.n_tests is not None:
         out["n_tests"] = args.n_tests
     if args.criterion is not None:
         out["criterion"] = args.criterion
-    out.update(_set_options(args.set))
-    return out
-
-
-def _set_options(items) -> dict:
-    """Every ``--set key=value`` as a config override; an unknown key is an error."""
-    from .discover import ENTRIES
-
-    out = {}
-    for item in items or ():
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise SymweakError(f"--set takes key=value, got {item!r} (e.g. --set kernels=250).")
-        if key.strip().rsplit(".", 1)[-1] not in ENTRIES:
-            raise SymweakError(
-                f"--set: unknown option `{key.strip()}`. "
-                f"Known options: {', '.join(sorted(ENTRIES))}."
-            )
-        out[key.strip()] = _parse_value(value.strip())
+    out.update(set_options(args.set))
     return out
 
 
@@ -380,8 +167,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     import time
 
     from . import discover
-    from .bench import generate, get_system
-    from .bench._speed import columns
+    from .bench import columns, generate, get_system
 
     if not 0.0 < args.ratio <= 1.0:
         raise SymweakError(f"--ratio must be in (0, 1], got {args.ratio}.")
@@ -550,13 +336,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", action="store_true", help="print docs/options.md")
     p.set_defaults(func=_cmd_options)
 
-    _bench_parser(sub)
+    from .bench import add_bench_parser
+
+    add_bench_parser(sub)
     return parser
 
 
 def _cmd_options(args: argparse.Namespace) -> int:
-    from .discover import ENTRIES
-    from .discover._config import PRESETS, options_markdown
+    from .discover import ENTRIES, PRESETS, options_markdown
 
     if args.markdown:
         print(options_markdown(), end="")
@@ -570,84 +357,6 @@ def _cmd_options(args: argparse.Namespace) -> int:
         print(f"  {name} = {default!r}  [{', '.join(f.metadata['methods'])}]  {f.metadata['doc']}")
     print("network preset: " + ", ".join(f"{k}={v!r}" for k, v in PRESETS["network"].items()))
     return 0
-
-
-def _bench_parser(sub) -> None:
-    """The ``bench`` command's options."""
-    p = sub.add_parser(
-        "bench",
-        help="benchmark systems: `bench NAME --ratio R --noise S`, `bench data NAME`, "
-        "`bench fullgrid`",
-        description=(
-            "Run a benchmark row (`symweak bench burgers --ratio 0.1 --noise 0.2`), write a "
-            "dataset (`symweak bench data burgers --out b.npz`), or run the full-grid noise "
-            "sweep (`symweak bench fullgrid [NAMES] [--classic]`)."
-        ),
-    )
-    p.add_argument(
-        "name", help="a system, `data`, `fullgrid`, `zoo`, `paper`, `speed`, `hole`, `units`"
-    )
-    p.add_argument(
-        "rest", nargs="*", help="system name(s) after `data` / `fullgrid`; cases after `units`"
-    )
-    p.add_argument("--noises", type=float, nargs="+", default=[0.0, 0.01, 0.1, 0.25, 0.5, 1.0])
-    p.add_argument("--classic", action="store_true", help="fullgrid: use PDE-FIND's files")
-    p.add_argument("--shared", default="../shared/data", help="folder of the classic files")
-    p.add_argument("--json", default=None, help="also write the rows as JSON")
-    p.add_argument("--3d", dest="three_d", action="store_true", help="speed: also the 3-D grid")
-    p.add_argument(
-        "--half",
-        choices=["tune", "validate", "all"],
-        default="all",
-        help="zoo: which half (defaults are tuned on `tune` only; `validate` is reported)",
-    )
-    p.add_argument("--seeds", default="0", help="zoo, paper: seeds, e.g. 0,1,2")
-    p.add_argument(
-        "--tables", default=None, help="paper: the systems' tables, e.g. burgers,kdv (default all)"
-    )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        help="paper, zoo: Dask workers (0: in this process); zoo runs one at a time without it",
-    )
-    p.add_argument(
-        "--store",
-        default=None,
-        help="paper, zoo --workers: results store (default paper.sqlite, zoo.sqlite); "
-        "runs already in it are not run again",
-    )
-    p.add_argument(
-        "--user-data",
-        action="store_true",
-        help="speed: end-to-end times on point columns (lattice, scattered, complete grid)",
-    )
-    p.add_argument(
-        "--2d", dest="two_d", action="store_true", help="speed --user-data: also wave and NS"
-    )
-    p.add_argument("--out", help="output file (.npz, .mat, .h5, .nc); default NAME.npz")
-    p.add_argument("--ratio", type=float, default=1.0, help="sampling ratio r (default 1)")
-    p.add_argument("--noise", type=float, default=0.0, help="noise level sigma_NR (default 0)")
-    p.add_argument("--seed", type=int, default=0, help="seed for sampling and noise")
-    p.add_argument("--complex", action="store_true", help="keep complex fields (NLS) unsplit")
-    p.add_argument(
-        "--no-rules",
-        action="store_true",
-        help="run without the system's physical rules (Galilean for NS, U(1) for NLS)",
-    )
-    p.add_argument(
-        "--constraints",
-        default=None,
-        help="constraint text used instead of the system's rules, e.g. 'u1(u, v) as pair'",
-    )
-    p.add_argument(
-        "--set",
-        action="append",
-        metavar="KEY=VALUE",
-        help="a system's row, zoo and fullgrid: any config option, e.g. --set surrogates=3 "
-        "(repeatable)",
-    )
-    p.set_defaults(func=_cmd_bench)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -58,7 +58,8 @@ def test_a_zoo_case_end_to_end_from_point_columns():
 
 
 def test_bench_zoo_summary_and_bad_seeds(capsys):
-    from symweak.cli import main, zoo_summary
+    from symweak.bench import zoo_summary
+    from symweak.cli import main
 
     rows = [
         {"half": "tune", "TPR": [1.0]},

@@ -8,6 +8,8 @@ from ._config import ENTRIES as ENTRIES
 from ._config import PAPER_KERNELS as PAPER_KERNELS
 from ._config import PRESETS as PRESETS
 from ._config import Config as Config
+from ._config import options_markdown as options_markdown
+from ._config import set_options as set_options
 from ._estimator import PDEDiscoverer as PDEDiscoverer
 from ._history import History as History
 from ._problem import Problem as Problem
@@ -29,4 +31,6 @@ __all__ = [
     "Problem",
     "Simulation",
     "discover",
+    "options_markdown",
+    "set_options",
 ]

@@ -332,21 +332,21 @@ class Discovery:
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:
-        from ..export._persist import result_to_dict
+        from ..export import result_to_dict
 
         return result_to_dict(self)
 
     def save(self, path) -> None:
         """Write the result as JSON (equations with exact float64 coefficients, settings, seed,
         versions, history)."""
-        from ..export._persist import write_result
+        from ..export import write_result
 
         write_result(self, path)
 
     @classmethod
     def load(cls, path) -> Discovery:
         """Read a result written by :meth:`save`; the equations come back identical."""
-        from ..export._persist import read_result
+        from ..export import read_result
 
         parts = read_result(path)
         return cls(parts.pop("system"), **parts)

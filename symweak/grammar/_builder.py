@@ -11,8 +11,7 @@ from lark import Token, Transformer, v_args
 from lark.exceptions import VisitError
 
 from .._errors import GrammarError, IRError
-from ..ir import Term, short, to_weak_terms
-from ..ir._symbols import DEFAULT_COORDS, RESERVED_NAMES, coord_sort_key
+from ..ir import DEFAULT_COORDS, RESERVED_NAMES, Term, coord_sort_key, short, to_weak_terms
 from ..operators import OperatorSet, expression_functions, get_operator
 
 

@@ -9,8 +9,7 @@ import sympy
 from lark import Token, Tree
 
 from .._errors import GrammarError
-from ..ir import Term, short
-from ..ir._symbols import is_field
+from ..ir import Term, is_field, short
 from ..operators import OperatorSet
 from ..rules import RULE_ACTIONS, RULES, rule_signature
 from ._builder import _Builder, _infer_coords, _is_function, _one_term, _position, _run, _Semantic

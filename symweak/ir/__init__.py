@@ -16,6 +16,7 @@ from ._products import normal_form as normal_form
 from ._products import product_library as product_library
 from ._products import to_weak_terms as to_weak_terms
 from ._symbols import DEFAULT_COORDS as DEFAULT_COORDS
+from ._symbols import RESERVED_NAMES as RESERVED_NAMES
 from ._symbols import coord as coord
 from ._symbols import coord_sort_key as coord_sort_key
 from ._symbols import coords as coords

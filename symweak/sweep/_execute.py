@@ -66,8 +66,7 @@ def _versions() -> dict[str, str]:
 
 def _discover_file(run: Run) -> dict[str, Any]:
     from .. import discover, load
-    from ..bench._runner import coefficient_table
-    from ..bench._speed import columns
+    from ..bench import coefficient_table, columns
 
     obs = load(run.file)
     if run.ratio < 1.0:
@@ -226,7 +225,7 @@ def _on_dask(todo: list[Run], workers: int | None, scheduler: str | None, record
             n_workers=n,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # any free port: two sweeps on one machine must not clash
             silence_logs=logging.ERROR,
             env={name: str(threads) for name in pools},
         )

@@ -3,3 +3,4 @@
 from ._extract import library_from_network as library_from_network
 from ._extract import snap_arguments as snap_arguments
 from ._network import SymNet as SymNet
+from ._network import field_scales as field_scales

@@ -11,8 +11,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from .._errors import IRError
-from ..ir import Term
-from ..ir._symbols import fields_in
+from ..ir import Term, fields_in
 
 __all__ = ["library_from_network", "snap_arguments", "taylor_small_arguments"]
 

@@ -15,8 +15,7 @@ import torch
 from ..._errors import SymweakError
 from ..._seeds import child_seed, deterministic_torch
 from ..._trainer import announce
-from ...surrogate import choose_device
-from ...surrogate._noise import estimate_noise
+from ...surrogate import choose_device, estimate_noise
 from .._history import History
 from . import _extract, _final, _prune, _search, _tune, _warmup
 from ._correction import residual_correction as residual_correction

@@ -22,10 +22,8 @@ import torch
 
 from ..._trainer import BestCheckpoint
 from ...ir import multi_indices
-from ...surrogate import DataTerm
-from ...surrogate._model import held_out_term
-from ...symnet import SymNet
-from ...symnet._network import field_scales
+from ...surrogate import DataTerm, held_out_term
+from ...symnet import SymNet, field_scales
 from ...weak import WeakAssembler
 from .._shared import (
     bump_for_orders,

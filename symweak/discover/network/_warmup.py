@@ -12,9 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._trainer import announce
-from ...surrogate import Surrogate, plain_mlp_like
-from ...surrogate._model import split_points
-from ...surrogate._noise import estimate_noise
+from ...surrogate import Surrogate, estimate_noise, plain_mlp_like, split_points
 from .._config import PAPER_KERNELS
 from .._history import WarmupRecord
 from ._settings import (
