@@ -4,129 +4,155 @@ reports, as one command (the parser and the runner of its arguments)."""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from .._errors import SymweakError
 from ..discover import set_options as _set_options
+from ._runner import CLASSIC_FILES, classic_observations, format_rows, run_case
+from ._systems import generate, get_system
 
 __all__ = ["add_bench_parser", "bench_command", "zoo_summary"]
 
 
 def bench_command(args: argparse.Namespace) -> int:
-    from .. import bench
-
+    """Run ``symweak bench NAME ...`` (see :func:`add_bench_parser`)."""
     fixed = ("data", "speed", "units", "paper", "hole")
     if args.set and args.name in fixed:
         raise SymweakError(
             f"--set applies to a system's row (`symweak bench burgers --set surrogates=3`) "
             f"and to `zoo` and `fullgrid`, not to `{args.name}`; leave it out."
         )
-    if args.name == "data":
-        if not args.rest:
-            raise SymweakError("Name a system, e.g. `symweak bench data burgers`.")
-        system = bench.get_system(args.rest[0])
-        obs = bench.generate(system.name, split=not args.complex)
-        if args.ratio < 1.0:
-            obs = obs.sample(args.ratio, seed=args.seed)
-        if args.noise > 0.0:
-            obs = obs.add_noise(args.noise, seed=args.seed)
-        out = args.out or f"{system.name}.npz"
-        obs.save(out)
-        print(f"{system.title}: {obs.describe()}")
-        print(f"true equation(s): {system.true_equations().short()}")
-        print(f"wrote {out}")
-        return 0
-    import json
-
-    from . import CLASSIC_FILES, classic_observations, format_rows, get_system, run_case
-
-    if args.name == "speed":
-        from ._speed import speed_report, user_data_report
-
-        if args.user_data:
-            report = user_data_report(two_d=args.two_d)
-        else:
-            report = speed_report(three_d=args.three_d)
-        for line in report:
-            print(line, flush=True)
-        return 0
-    if args.name == "units":
-        from ._units import units_report
-
-        for line in units_report(args.noise, args.seed, args.rest or None):
-            print(line, flush=True)
-        return 0
+    reports = {"data": _bench_data, "speed": _bench_speed, "units": _bench_units}
+    if args.name in reports:
+        return reports[args.name](args)
     if args.name == "paper":
-        from ..sweep import paper_report, paper_spec, sweep
-
-        store = args.store or "paper.sqlite"
-        spec = paper_spec(args.tables, _seeds(args.seeds), store)
-        summary = sweep(spec, workers=args.workers)
-        print(summary)
-        print(paper_report(store, args.tables))
-        return 130 if summary.interrupted else 0
-    rows = []
-    if args.name == "hole":
-        from ._domains import holed
-
-        system = get_system(args.rest[0] if args.rest else "wave")
-        data, domain = holed(system.name, args.ratio, seed=args.seed, noise=args.noise)
-        for label, obs in (("with the domain", data.with_domain(domain)), ("no domain", data)):
-            row = run_case(system.name, 1.0, 0.0, args.seed, data=obs)
-            row.update(ratio=args.ratio, noise=args.noise, domain=label)
-            rows.append(row)
-            print(f"{label}: {format_rows([row]).splitlines()[-1]}", flush=True)
-    elif args.name == "zoo":
+        return _bench_paper(args)
+    if args.name == "zoo" and args.workers is not None:
         from ._zoo import zoo_cases
 
-        seeds = _seeds(args.seeds)
-        options = _set_options(args.set)
-        if args.workers is not None:
-            rows, interrupted = _zoo_sweep(zoo_cases(args.half), args, seeds, options)
-            print(format_rows(rows))
-            print(zoo_summary(rows))
-            return 130 if interrupted else 0
-        for system in zoo_cases(args.half):
-            for seed in seeds:
-                row = run_case(
-                    system.name, args.ratio, args.noise, seed, columns=True, **options
-                )
-                row["half"] = system.settings["half"]
-                rows.append(row)
-                print(format_rows([row]).splitlines()[-1], flush=True)
-        print(zoo_summary(rows))
-    elif args.name == "fullgrid":
-        folder = Path(args.shared)
-        names = args.rest or list(CLASSIC_FILES)
-        options = _set_options(args.set)
-        for name in names:
-            system = get_system(name)
-            data = classic_observations(system, folder) if args.classic else None
-            for noise in args.noises:
-                row = run_case(system.name, 1.0, noise, args.seed, data=data, **options)
-                row["data"] = CLASSIC_FILES[system.name] if args.classic else "generated"
-                rows.append(row)
-                print(format_rows([row]).splitlines()[-1], flush=True)
-    else:
-        system = get_system(args.name)
-        extra = _set_options(args.set)
-        if args.constraints is not None:
-            if args.no_rules:
-                raise SymweakError(
-                    "--constraints replaces the system's rules; leave out --no-rules."
-                )
-            from ..grammar import parse_constraints
-
-            parse_constraints(args.constraints)  # a typo fails here, before any data work
-            extra["constraints"] = args.constraints
-        row = run_case(
-            system.name, args.ratio, args.noise, args.seed, rules=not args.no_rules, **extra
+        rows, interrupted = _zoo_sweep(
+            zoo_cases(args.half), args, _seeds(args.seeds), _set_options(args.set)
         )
-        rows.append(row)
         print(format_rows(rows))
+        print(zoo_summary(rows))
+        return 130 if interrupted else 0
+    rows = {"hole": _bench_hole, "zoo": _bench_zoo, "fullgrid": _bench_fullgrid}.get(
+        args.name, _bench_row
+    )(args)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2), encoding="utf-8")
     return 0
+
+
+def _bench_data(args) -> int:
+    """``bench data NAME``: write a system's observations to a file."""
+    if not args.rest:
+        raise SymweakError("Name a system, e.g. `symweak bench data burgers`.")
+    system = get_system(args.rest[0])
+    obs = generate(system.name, split=not args.complex)
+    if args.ratio < 1.0:
+        obs = obs.sample(args.ratio, seed=args.seed)
+    if args.noise > 0.0:
+        obs = obs.add_noise(args.noise, seed=args.seed)
+    out = args.out or f"{system.name}.npz"
+    obs.save(out)
+    print(f"{system.title}: {obs.describe()}")
+    print(f"true equation(s): {system.true_equations().short()}")
+    print(f"wrote {out}")
+    return 0
+
+
+def _bench_speed(args) -> int:
+    from ._speed import speed_report, user_data_report
+
+    if args.user_data:
+        report = user_data_report(two_d=args.two_d)
+    else:
+        report = speed_report(three_d=args.three_d)
+    for line in report:
+        print(line, flush=True)
+    return 0
+
+
+def _bench_units(args) -> int:
+    from ._units import units_report
+
+    for line in units_report(args.noise, args.seed, args.rest or None):
+        print(line, flush=True)
+    return 0
+
+
+def _bench_paper(args) -> int:
+    from ..sweep import paper_report, paper_spec, sweep
+
+    store = args.store or "paper.sqlite"
+    spec = paper_spec(args.tables, _seeds(args.seeds), store)
+    summary = sweep(spec, workers=args.workers)
+    print(summary)
+    print(paper_report(store, args.tables))
+    return 130 if summary.interrupted else 0
+
+
+def _bench_hole(args) -> list[dict]:
+    from ._domains import holed
+
+    rows = []
+    system = get_system(args.rest[0] if args.rest else "wave")
+    data, domain = holed(system.name, args.ratio, seed=args.seed, noise=args.noise)
+    for label, obs in (("with the domain", data.with_domain(domain)), ("no domain", data)):
+        row = run_case(system.name, 1.0, 0.0, args.seed, data=obs)
+        row.update(ratio=args.ratio, noise=args.noise, domain=label)
+        rows.append(row)
+        print(f"{label}: {format_rows([row]).splitlines()[-1]}", flush=True)
+    return rows
+
+
+def _bench_zoo(args) -> list[dict]:
+    """``bench zoo`` one run after another (``--workers``: :func:`_zoo_sweep`)."""
+    from ._zoo import zoo_cases
+
+    rows = []
+    options = _set_options(args.set)
+    for system in zoo_cases(args.half):
+        for seed in _seeds(args.seeds):
+            row = run_case(system.name, args.ratio, args.noise, seed, columns=True, **options)
+            row["half"] = system.settings["half"]
+            rows.append(row)
+            print(format_rows([row]).splitlines()[-1], flush=True)
+    print(zoo_summary(rows))
+    return rows
+
+
+def _bench_fullgrid(args) -> list[dict]:
+    rows = []
+    folder = Path(args.shared)
+    options = _set_options(args.set)
+    for name in args.rest or list(CLASSIC_FILES):
+        system = get_system(name)
+        data = classic_observations(system, folder) if args.classic else None
+        for noise in args.noises:
+            row = run_case(system.name, 1.0, noise, args.seed, data=data, **options)
+            row["data"] = CLASSIC_FILES[system.name] if args.classic else "generated"
+            rows.append(row)
+            print(format_rows([row]).splitlines()[-1], flush=True)
+    return rows
+
+
+def _bench_row(args) -> list[dict]:
+    """``bench NAME``: one row of a system."""
+    system = get_system(args.name)
+    extra = _set_options(args.set)
+    if args.constraints is not None:
+        if args.no_rules:
+            raise SymweakError("--constraints replaces the system's rules; leave out --no-rules.")
+        from ..grammar import parse_constraints
+
+        parse_constraints(args.constraints)  # a typo fails here, before any data work
+        extra["constraints"] = args.constraints
+    row = run_case(system.name, args.ratio, args.noise, args.seed, rules=not args.no_rules, **extra)
+    print(format_rows([row]))
+    return [row]
 
 
 def _seeds(text: str) -> list[int]:
