@@ -244,10 +244,6 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .discover import METHODS
-    from .export import TARGETS
-    from .regress import CRITERIA
-
     parser = argparse.ArgumentParser(
         prog="symweak",
         description="Discover the PDE governing a system from sparse, noisy observations.",
@@ -265,6 +261,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--digits", type=int, default=4, help="significant digits shown (default 4)")
     p.set_defaults(func=_cmd_demo)
+    _discover_parser(sub)
+    _file_parsers(sub)
+
+    p = sub.add_parser("parse", help="check operator sets, terms, equations or constraint specs")
+    p.add_argument("kind", choices=["ops", "term", "equation", "constraints"])
+    p.add_argument("text", help="the text to parse (or a file name with --file)")
+    p.add_argument("--file", action="store_true", help="read the text from the file TEXT")
+    p.set_defaults(func=_cmd_parse)
+
+    p = sub.add_parser("options", help="the options of `discover` (--set KEY=VALUE), by group")
+    p.add_argument("--markdown", action="store_true", help="print docs/options.md")
+    p.set_defaults(func=_cmd_options)
+
+    from .bench import add_bench_parser
+
+    add_bench_parser(sub)
+    return parser
+
+
+def _discover_parser(sub) -> None:
+    from .discover import METHODS
+    from .regress import CRITERIA
 
     p = sub.add_parser("discover", help="discover the PDE in a data file")
     p.add_argument("file", help="observations (.npz, .mat, .h5, .nc, .csv, .parquet)")
@@ -289,6 +307,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="save the result as JSON")
     p.set_defaults(func=_cmd_discover)
+
+
+def _file_parsers(sub) -> None:
+    """``export`` and ``plot`` (of a saved result) and ``sweep`` (of a spec or a store)."""
+    from .export import TARGETS
 
     p = sub.add_parser(
         "export", help="write a saved result as LaTeX, NumPy, a simulation script, PyTorch or C"
@@ -325,21 +348,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--figure", default=None, help="report: also a figure (PNG/SVG/PDF)")
     p.add_argument("--export", default=None, help="report: also the rows as .parquet or .csv")
     p.set_defaults(func=_cmd_sweep)
-
-    p = sub.add_parser("parse", help="check operator sets, terms, equations or constraint specs")
-    p.add_argument("kind", choices=["ops", "term", "equation", "constraints"])
-    p.add_argument("text", help="the text to parse (or a file name with --file)")
-    p.add_argument("--file", action="store_true", help="read the text from the file TEXT")
-    p.set_defaults(func=_cmd_parse)
-
-    p = sub.add_parser("options", help="the options of `discover` (--set KEY=VALUE), by group")
-    p.add_argument("--markdown", action="store_true", help="print docs/options.md")
-    p.set_defaults(func=_cmd_options)
-
-    from .bench import add_bench_parser
-
-    add_bench_parser(sub)
-    return parser
 
 
 def _cmd_options(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import pytest
 
 import symweak
 from symweak import DataError, Domain, Observations, SymweakError
-from symweak.discover._shared import make_tests
+from symweak.discover._testfunctions import make_tests
 
 BOX = [(-5, -5), (5, -5), (5, 5), (-5, 5)]
 ANGLE = np.linspace(0, 2 * np.pi, 64, endpoint=False)
@@ -97,7 +97,7 @@ def test_test_functions_are_placed_inside_and_reproducibly():
 
 
 def test_points_inside_counts_like_brute_force():
-    from symweak.discover._shared import points_inside
+    from symweak.discover._testfunctions import points_inside
 
     rng = np.random.default_rng(1)
     pts = rng.uniform(0, 1, size=(500, 2))
@@ -120,7 +120,7 @@ def test_test_functions_only_where_data_are_nearby(caplog):
     tests = make_tests(bounds, 100, (0.05, 0.1), 2, "exp", "paper", points=gap, min_points=3)
     again = make_tests(bounds, 100, (0.05, 0.1), 2, "exp", "paper", points=gap, min_points=3)
     assert len(tests) == 100 and np.array_equal(tests.centers, again.centers)
-    from symweak.discover._shared import points_inside
+    from symweak.discover._testfunctions import points_inside
 
     assert points_inside(gap, tests.centers, tests.radii).min() >= 3
     assert points_inside(gap, plain.centers, plain.radii).min() < 3  # the usual draw had some

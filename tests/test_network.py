@@ -311,7 +311,7 @@ def test_snapshots_at_scattered_times_use_the_network_on_an_even_grid():
     # ten terms for the heat equation); auto now picks the network method, which integrates
     # the surrogate on an even t axis
     from symweak.discover._api import _auto_method
-    from symweak.discover._shared import lattice_axis_ok
+    from symweak.discover._testfunctions import lattice_axis_ok
     from symweak.discover.network._state import quadrature_axes
 
     full = advection_diffusion()
@@ -332,7 +332,7 @@ def test_snapshots_at_scattered_times_use_the_network_on_an_even_grid():
 
 
 def test_lattice_axes_fine_and_even_enough_to_integrate_on():
-    from symweak.discover._shared import lattice_axis_ok
+    from symweak.discover._testfunctions import lattice_axis_ok
 
     assert lattice_axis_ok(np.linspace(0, 1, 41))
     assert not lattice_axis_ok(np.linspace(0, 1, 24))  # fewer than 32 nodes
@@ -498,7 +498,7 @@ def test_automatic_kernel_count_is_one_warm_up_from_the_rule_and_is_seeded():
 
 
 def test_terms_with_fitted_constants_are_told_apart():
-    from symweak.discover._shared import has_fitted_constants
+    from symweak.discover._library import has_fitted_constants
 
     fitted = ["d_xx(sin(0.8678*u - 0.06562))", "sin(2.5*u)", "d_x(u*sin(u/2))"]
     plain = ["u_xx", "d_x(u^2)", "sin(u)", "d_x(u*sin(u))", "d_xx(u^3)"]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import sympy
 
-from symweak.discover._shared import polynomial_alternatives
+from symweak.discover._library import polynomial_alternatives
 from symweak.ir import Term, field
 from symweak.regress import best_within, mstls, prefer_polynomials
 

@@ -365,7 +365,7 @@ def test_u1_as_equivariant_with_a_real_field_beside_psi():
 
 
 def test_conserved_keeps_only_flux_terms_in_the_named_equations():
-    from symweak.discover._shared import conservation_form
+    from symweak.discover._library import conservation_form
 
     cons = parse_constraints("conserved: u", coords="t,x", fields=["u", "v"])
     assert cons.conserved == ("u",)

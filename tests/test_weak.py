@@ -112,7 +112,7 @@ def test_paper_radii_on_axes_of_very_different_length():
 
 
 def test_radii_floor_keeps_supports_wider_than_the_quadrature_grid():
-    from symweak.discover._shared import support_floor
+    from symweak.discover._testfunctions import support_floor
 
     floor = support_floor({"t": np.linspace(0.0, 2000.0, 51), "x": np.linspace(0, 100, 86)})
     assert floor == pytest.approx({"t": 60.0, "x": 1.5 * 100 / 85})

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from .._errors import DataError
-from ._observations import Grid, Observations
+from ._axes import Grid
+from ._observations import Observations
 from ._tables import read_table
 from ._writers import WRITERS, _require, save
 

@@ -14,12 +14,12 @@ Developer notes:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._errors import DataError
+from ._axes import Grid, _order_coords, _renamed
 from ._lattice import find_lattice
 from ._validate import (
     as_axis,
@@ -35,69 +35,6 @@ from ._validate import (
 )
 
 __all__ = ["Grid", "Observations"]
-
-
-@dataclass(frozen=True)
-class Grid:
-    """A rectilinear grid: named, strictly increasing axes (t first)."""
-
-    axes: dict[str, np.ndarray]
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(self.axes)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(a.size for a in self.axes.values())
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape))
-
-    def is_uniform(self, name: str, rtol: float = 1e-6) -> bool:
-        d = np.diff(self.axes[name])
-        return bool(np.allclose(d, d[0], rtol=rtol, atol=0.0))
-
-    def spacing(self, name: str) -> float:
-        a = self.axes[name]
-        return float((a[-1] - a[0]) / (a.size - 1))
-
-    def points(self) -> dict[str, np.ndarray]:
-        mesh = np.meshgrid(*self.axes.values(), indexing="ij")
-        return {n: m.ravel() for n, m in zip(self.axes, mesh)}
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Grid):
-            return NotImplemented
-        return self.names == other.names and all(
-            np.array_equal(self.axes[n], other.axes[n]) for n in self.names
-        )
-
-    def __hash__(self) -> int:  # pragma: no cover - grids are not used as keys
-        return hash((self.names, self.shape))
-
-
-def _renamed(coords: Mapping, fields: Mapping, rename: Mapping[str, str]):
-    """Coordinates and fields with names mapped by ``rename`` (``{"time": "t"}``)."""
-    unknown = [k for k in rename if k not in coords and k not in fields]
-    if unknown:
-        raise DataError(
-            f"rename= names {unknown}, which are neither coordinates ({list(coords)}) nor "
-            f"fields ({list(fields)})."
-        )
-    return (
-        {rename.get(k, k): v for k, v in coords.items()},
-        {rename.get(k, k): v for k, v in fields.items()},
-    )
-
-
-def _order_coords(coords: Mapping[str, Any]) -> list[str]:
-    names = list(coords)
-    if "t" in names:
-        names.remove("t")
-        names.insert(0, "t")
-    return names
 
 
 class Observations:
@@ -172,22 +109,7 @@ class Observations:
         self.grid = grid
         self.grid_index = None
         if grid is not None:
-            idx = np.asarray(grid_index)
-            if idx.shape != (n,) or not np.issubdtype(idx.dtype, np.integer):
-                raise DataError("grid_index must hold one integer grid index per point.")
-            if grid.names != tuple(self.coords):
-                raise DataError(
-                    f"Grid axes {grid.names} differ from coordinates {tuple(self.coords)}."
-                )
-            if idx.size and (idx.min() < 0 or idx.max() >= grid.size):
-                raise DataError("grid_index holds indices outside the grid.")
-            # one mark per grid point (linear; np.unique sorted or hashed 13 M indices of a
-            # 2-D full grid in 2.6 s, three times per discovery)
-            seen = np.zeros(grid.size, dtype=bool)
-            seen[idx] = True
-            if np.count_nonzero(seen) != idx.size:
-                raise DataError("grid_index repeats a grid point.")
-            self.grid_index = idx.astype(np.int64, copy=True)
+            self.grid_index = self._checked_index(grid, grid_index, n)
         elif check_duplicates:
             check_distinct_points(self.coords)
             found = find_lattice(self.coords)
@@ -203,6 +125,23 @@ class Observations:
         self.domain = None
         if domain is not None:
             self._set_domain(domain)
+
+    def _checked_index(self, grid: Grid, grid_index, n: int) -> np.ndarray:
+        """``grid_index`` checked against ``grid`` (one distinct index per point), copied."""
+        idx = np.asarray(grid_index)
+        if idx.shape != (n,) or not np.issubdtype(idx.dtype, np.integer):
+            raise DataError("grid_index must hold one integer grid index per point.")
+        if grid.names != tuple(self.coords):
+            raise DataError(f"Grid axes {grid.names} differ from coordinates {tuple(self.coords)}.")
+        if idx.size and (idx.min() < 0 or idx.max() >= grid.size):
+            raise DataError("grid_index holds indices outside the grid.")
+        # one mark per grid point (linear; np.unique sorted or hashed 13 M indices of a 2-D
+        # full grid in seconds, three times per discovery)
+        seen = np.zeros(grid.size, dtype=bool)
+        seen[idx] = True
+        if np.count_nonzero(seen) != idx.size:
+            raise DataError("grid_index repeats a grid point.")
+        return idx.astype(np.int64, copy=True)
 
     def _set_domain(self, domain) -> None:
         from ._domain import Domain

@@ -14,7 +14,7 @@ from ..ir import System, Term
 from ._config import Config, network_options
 from ._problem import Problem
 from ._result import Discovery
-from ._shared import lattice_axis_ok
+from ._testfunctions import lattice_axis_ok
 
 __all__ = ["METHODS", "PAPER_OPS", "discover"]
 
@@ -69,6 +69,31 @@ def _config(problem: Problem, method: str, config, overrides: Mapping[str, Any])
     return config.with_overrides(overrides)
 
 
+def _network(problem, cfg, progress, settings, rebuild):
+    """The network method, and with ``combine="vote"`` the other runs folded in
+    (``rebuild(seed)``: the same problem with another seed)."""
+    from . import network as network_method
+    from ._ensemble import combine, member_seeds
+
+    equations, surrogate, history = network_method.run(problem, cfg, progress)
+    if history.interrupted:
+        log.warning("symweak: the run was interrupted; returning the best result so far")
+    settings["interrupted"] = history.interrupted
+    ensemble = 1
+    if cfg.surrogate.combine == "vote":
+        ensemble = network_method.how_many_surrogates(cfg.surrogate, history, problem)
+    if ensemble > 1 and not history.interrupted:
+        members = []
+        for member_seed in member_seeds(problem.seed, ensemble):
+            eqs, _, record = network_method.run(rebuild(member_seed), cfg, progress)
+            members.append((member_seed, eqs))
+            if record.interrupted:
+                break
+        combine(equations, history, members)
+        settings["ensemble"] = ensemble
+    return equations, surrogate, history
+
+
 def discover(
     data,
     ops: str | OperatorSet | None = PAPER_OPS,
@@ -115,30 +140,11 @@ def discover(
         raise SymweakError(f"method must be 'auto', 'grid' or 'network', got {method!r}.")
     if method == "auto":
         method = _auto_method(problem.obs)
-    from ._ensemble import combine, member_seeds
-
     cfg = _config(problem, method, config, {**network_options(network), **overrides})
     settings = {**cfg.to_dict(), **problem.record()}
     if method == "network":
-        from . import network as network_method
-
-        equations, surrogate, history = network_method.run(problem, cfg, progress)
-        if history.interrupted:
-            log.warning("symweak: the run was interrupted; returning the best result so far")
-        settings["interrupted"] = history.interrupted
-        ensemble = 1
-        if cfg.surrogate.combine == "vote":
-            ensemble = network_method.how_many_surrogates(cfg.surrogate, history, problem)
-        if ensemble > 1 and not history.interrupted:
-            members = []
-            for member_seed in member_seeds(problem.seed, ensemble):
-                member = Problem.build(data, ops, lhs, member_seed, constraints, rules)
-                eqs, _, record = network_method.run(member, cfg, progress)
-                members.append((member_seed, eqs))
-                if record.interrupted:
-                    break
-            combine(equations, history, members)
-            settings["ensemble"] = ensemble
+        rebuild = lambda s: Problem.build(data, ops, lhs, s, constraints, rules)  # noqa: E731
+        equations, surrogate, history = _network(problem, cfg, progress, settings, rebuild)
     else:
         from . import _grid
 

@@ -62,8 +62,6 @@ __all__ = [
 ]
 
 
-
-
 _SECTIONS = {
     "data": DataConfig,
     "library": LibraryConfig,

@@ -30,19 +30,16 @@ from ..regress import (
 )
 from ..weak import WeakAssembler
 from ._history import FitRecord, GridRecord, History
-from ._shared import (
-    bump_for_orders,
+from ._library import (
     distinct_functions,
     equation_libraries,
     filter_library,
     kept_indices,
-    make_tests,
     prefer_expansions,
-    spectral_radius,
-    support_floor,
     term_families,
     union,
 )
+from ._testfunctions import bump_for_orders, make_tests, spectral_radius, support_floor
 
 __all__ = ["build_library", "estimate_noise", "evaluate_functions", "run"]
 

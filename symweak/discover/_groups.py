@@ -103,7 +103,9 @@ class TestFunctionConfig:
         "the network trains with the first",
     )
     scale_switch: float = _entry(
-        1.5, BOTH, "among equally good fits, keep the first scale within this factor of the "
+        1.5,
+        BOTH,
+        "among equally good fits, keep the first scale within this factor of the "
         "least residual (network preset: 3)",
     )
     min_points: int = _entry(

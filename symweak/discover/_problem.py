@@ -16,7 +16,7 @@ from .._seeds import check_seed
 from ..data import Observations, load
 from ..grammar import Constraints, OperatorSet, parse_constraints, parse_operators, parse_terms
 from ..ir import Term
-from ._shared import symbols
+from ._library import symbols
 
 __all__ = ["Problem", "as_observations"]
 

@@ -14,7 +14,7 @@ import torch
 from ..._errors import SymweakError
 from ...compile import compile_expressions
 from ...symnet import library_from_network
-from .._shared import (
+from .._library import (
     conserves,
     distinct_functions,
     equation_libraries,
@@ -53,11 +53,7 @@ def _products(state, library) -> list:
     from ...ir import product_library
 
     present = set(library) | set(problem.lhs) | set(constraints.forbid)
-    out = [
-        t
-        for t in product_library(constraints.inputs, MAX_DEGREE)
-        if t not in present
-    ]
+    out = [t for t in product_library(constraints.inputs, MAX_DEGREE) if t not in present]
     history = state.history
     history.products = [t.short() for t in out]
     log.info("symweak: %d product terms from `inputs:` join the final fit", len(out))
@@ -185,8 +181,7 @@ def run(state) -> Candidates:
             own = [t for t in own if is_flux_term(t, lhs)]
         libraries[lhs] = libraries[lhs] + own
     readable_cols = [
-        [position[t] for t in libraries[lhs] if not has_fitted_constants(t)]
-        for lhs in problem.lhs
+        [position[t] for t in libraries[lhs] if not has_fitted_constants(t)] for lhs in problem.lhs
     ]
     return Candidates(
         jets=jet_index,

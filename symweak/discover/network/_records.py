@@ -20,9 +20,7 @@ from ...regress import (
     tied_probabilities,
 )
 from .._history import FitRecord
-from .._shared import (
-    kept_indices,
-)
+from .._library import kept_indices
 from ._settings import (
     BOOTSTRAP_RESAMPLES,
 )

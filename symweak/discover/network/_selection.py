@@ -29,7 +29,7 @@ from ...regress import (
     term_complexity,
     tls_refit,
 )
-from .._shared import (
+from .._library import (
     READABLE_SLACK,
     has_fitted_constants,
     kept_indices,

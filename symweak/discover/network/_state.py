@@ -25,7 +25,7 @@ from ...ir import multi_indices
 from ...surrogate import DataTerm, held_out_term
 from ...symnet import SymNet, field_scales
 from ...weak import WeakAssembler
-from .._shared import (
+from .._testfunctions import (
     bump_for_orders,
     lattice_axis_ok,
     make_tests,

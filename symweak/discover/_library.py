@@ -1,0 +1,195 @@
+"""The candidate library for both methods: symbols, filtering by constraints and rules,
+per-equation libraries and conservation form, distinct functions F, term families, and the
+preference for a function's polynomial expansion."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+import sympy
+
+from ..ir import Term, function_applications
+
+log = logging.getLogger("symweak")
+
+
+def symbols(coord_names: Sequence[str], field_names: Sequence[str]):
+    """The coordinate symbols and the fields as applied functions ``u(t, x)``."""
+    coords = [sympy.Symbol(n) for n in coord_names]
+    return coords, [sympy.Function(f)(*coords) for f in field_names]
+
+
+def filter_library(library: Sequence[Term], lhs_terms: Sequence[Term], constraints=None):
+    """Drop the left-hand sides and forbidden terms; append the ``add:`` and ``keep:``
+    terms that are missing."""
+    lhs_set = set(lhs_terms)
+    out = [t for t in library if t not in lhs_set]
+    if constraints is not None:
+        forbid = set(constraints.forbid)
+        out = [t for t in out if t not in forbid]
+        out += [
+            t
+            for t in dict.fromkeys([*constraints.add, *constraints.keep])
+            if t not in out and t not in lhs_set
+        ]
+    return out
+
+
+def has_fitted_constants(term) -> bool:
+    """Whether ``term``'s F holds numbers that are not integers (constants a fit put there:
+    sin(0.8678 u − 0.0656) yes; u², sin u, u·sin v no)."""
+    return any(not c.is_integer for c in term.F.atoms(sympy.Number))
+
+
+def term_families(terms: Sequence[Term]) -> list[tuple]:
+    """Each term's ``(F, α)`` key for :func:`symweak.regress.family_swaps`: F up to a
+    numeric factor (as a term without derivatives) and the multi-index."""
+    return [(Term(t.F), t.alpha) for t in terms]
+
+
+def polynomial_alternatives(terms: Sequence[Term], degree: int = 3) -> dict[int, list[int]]:
+    """For each term D^α f(U) whose f applies a function (sin u, tanh u, u·exp v), the
+    positions of the terms that expand it: D^α of a monomial of f's fields up to ``degree``
+    (the ones ``terms`` holds). Product terms (derivatives inside f) have none."""
+
+    def applies(F) -> bool:
+        return function_applications(F) > 0
+
+    out: dict[int, list[int]] = {}
+    for j, t in enumerate(terms):
+        if not applies(t.F) or t.F.atoms(sympy.Derivative):
+            continue
+        own = set(t.fields)
+        alts = []
+        for i, s in enumerate(terms):
+            if i == j or s.alpha != t.alpha or applies(s.F) or s.F.atoms(sympy.Derivative):
+                continue
+            if not set(s.fields) <= own or not s.F.is_polynomial(*s.fields):
+                continue
+            d = sympy.Poly(s.F, *s.fields).total_degree() if s.fields else 0
+            if 1 <= d <= degree:
+                alts.append(i)
+        out[j] = alts
+    return out
+
+
+#: a function term's polynomial expansion: monomials of its fields up to this degree
+EXPANSION_DEGREE = 3
+
+
+#: prefer readable terms (no fitted constants inside F; a function's polynomial expansion)
+#: while the residual grows at most this much (both methods)
+READABLE_SLACK = 0.25
+
+
+def prefer_expansions(
+    G, b, fit, lib, keep, criterion, complexity, families, slack=READABLE_SLACK,
+    degree=EXPANSION_DEGREE,
+):  # fmt: skip
+    """``fit`` with each function term of ``lib`` (sin u, tanh u; not those in ``keep``)
+    replaced by its polynomial expansion up to ``degree`` wherever that scores at most
+    ``slack`` worse (:func:`symweak.regress.prefer_polynomials`), the replacement chosen by
+    the same selection (``criterion``, ``complexity``, ``families``) among the rest of the
+    support and the expansion's columns."""
+    from ..regress import LOG_PENALTY, mstls, prefer_polynomials
+
+    kept = set(keep)
+    alts = {j: a for j, a in polynomial_alternatives(lib, degree).items() if j not in kept}
+    if not (alts and slack):
+        return fit
+
+    def select_among(Gs, bs, cols):
+        return mstls(
+            Gs,
+            bs,
+            keep=[i for i, c in enumerate(cols) if c in kept],
+            criterion=criterion,
+            complexity=None if complexity is None else complexity[cols],
+            families=[families[c] for c in cols],
+        )
+
+    return prefer_polynomials(G, b, fit, alts, select_among, slack, complexity, LOG_PENALTY)
+
+
+def distinct_functions(terms: Sequence[Term]) -> tuple[list[sympy.Expr], dict]:
+    """The distinct F of ``terms`` in first-seen order, and ``{F: position}``."""
+    funcs: list[sympy.Expr] = []
+    index: dict = {}
+    for term in terms:
+        if term.F not in index:
+            index[term.F] = len(funcs)
+            funcs.append(term.F)
+    return funcs, index
+
+
+def union(libraries: Mapping) -> list[Term]:
+    """The terms of several libraries, each once, in first-seen order."""
+    return list(dict.fromkeys(t for lib in libraries.values() for t in lib))
+
+
+def equation_libraries(problem, library):
+    """Per-equation libraries ``{lhs: [terms]}`` after the rules (constraint rules first,
+    then the problem's rules), the rule reports, and the ties of ``pair`` rules (see
+    :func:`fit_equations`). Kept terms (``keep:``) survive every rule."""
+    from ..rules import apply_rules, rule_from_spec
+
+    constraints = problem.constraints
+    specs = [*(constraints.rules if constraints is not None else ()), *problem.rules]
+    libs = conservation_form({lhs: list(library) for lhs in problem.lhs}, constraints)
+    if not specs:
+        return libs, [], []
+    coords, fields = problem.coords, problem.fields
+    libs, reports = apply_rules(libs, specs, coords, fields)
+    rule_objs = [r if hasattr(r, "ties") else rule_from_spec(r) for r in specs]
+    ties = [tie for r in rule_objs for tie in r.ties(libs, coords, fields)]
+    for report in reports:
+        report.ties = [
+            [a.short(), b.short(), [[t.short(), p.short(), k] for t, p, k in pairs]]
+            for a, b, pairs in ties
+        ]
+    libs = conservation_form(libs, constraints)  # again: rules may have added terms
+    if constraints is not None and constraints.keep:
+        for lhs, lib in libs.items():
+            lib.extend(t for t in constraints.keep if t not in lib and t != lhs)
+    for report in reports:
+        log.info("%s", report)
+    return libs, reports, ties
+
+
+def conserves(lhs: Term, constraints) -> bool:
+    """Whether ``conserved:`` puts the equation of ``lhs`` in conservation form."""
+    return bool(
+        constraints is not None
+        and constraints.conserved
+        and any(f.func.__name__ in constraints.conserved for f in lhs.fields)
+    )
+
+
+def is_flux_term(term: Term, lhs: Term) -> bool:
+    """A derivative along a coordinate the left-hand side does not take (d_x(J) for u_t):
+    what a conservation law u_t = d_x(J) may hold."""
+    own = set(lhs.order)
+    return any(n and c not in own for c, n in term.order.items())
+
+
+def conservation_form(libs: dict, constraints) -> dict:
+    """``libs`` with the equations that ``conserved:`` names reduced to terms in
+    conservation form (:func:`is_flux_term`); the others unchanged."""
+    out = {}
+    for lhs, lib in libs.items():
+        if conserves(lhs, constraints):
+            kept = [t for t in lib if is_flux_term(t, lhs)]
+            gone = [t.short() for t in lib if t not in kept]
+            if gone:
+                log.info("conserved: %s loses %s", lhs.short(), ", ".join(gone))
+            out[lhs] = kept
+        else:
+            out[lhs] = lib
+    return out
+
+
+def kept_indices(terms: Sequence[Term], constraints) -> list[int]:
+    """Positions of the ``keep:`` terms in ``terms`` (the sparse fit never drops them)."""
+    keep = set(constraints.keep) if constraints is not None else set()
+    return [i for i, t in enumerate(terms) if t in keep]
