@@ -274,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", action="store_true", help="print docs/options.md")
     p.set_defaults(func=_cmd_options)
 
-    from .bench import add_bench_parser
+    from ._bench_command import add_bench_parser
 
     add_bench_parser(sub)
     return parser

@@ -138,7 +138,7 @@ def test_bench_constraints_are_checked_before_any_data_work(capsys):
 
 
 def test_bench_set_options_reach_the_row_and_the_zoo(monkeypatch, capsys):
-    import symweak.bench._command as bench_module
+    import symweak._bench_command as bench_module
 
     calls = []
 

@@ -99,7 +99,7 @@ def _two_scales(rng, n=300):
 
 
 def test_the_scales_agree_on_a_support_that_holds_on_both():
-    from symweak.discover._grid import _scale_choice
+    from symweak.discover._scales import choose_scale as _scale_choice
 
     tried = _two_scales(np.random.default_rng(0))
     assert tried["axis"][0] * 1.5 < tried["cap"][0]  # the residuals favour "axis"

@@ -140,7 +140,7 @@ def test_uncertainty_and_pareto_front_of_the_final_fit(result, tmp_path):
 
 
 def test_final_fit_uses_the_surrogate_with_the_lowest_held_out_loss(result):
-    from symweak.surrogate._model import held_out_term, split_points
+    from symweak.surrogate import held_out_term, split_points
 
     obs, res = result
     chosen = res.history.surrogate

@@ -6,7 +6,7 @@ from symweak import SymweakError
 from symweak.grammar import parse_operators
 from symweak.ir import Term
 from symweak.symnet import SymNet, library_from_network, snap_arguments
-from symweak.symnet._extract import read_back, taylor_small_arguments
+from symweak.symnet._readback import read_back, taylor_small_arguments
 
 t, x = sympy.symbols("t x")
 U = sympy.Function("u")(t, x)

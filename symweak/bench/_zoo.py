@@ -22,7 +22,7 @@ import numpy as np
 from . import _solvers as S
 from ._system import BenchmarkSystem
 
-__all__ = ["ZOO", "zoo_cases"]
+__all__ = ["ZOO", "zoo_cases", "zoo_summary"]
 
 Nonlinear = Callable[[dict, Callable], dict]
 
@@ -407,3 +407,21 @@ def zoo_cases(half: str = "all") -> list[BenchmarkSystem]:
 
         raise DataError(f"half must be 'tune', 'validate' or 'all', got {half!r}.")
     return [s for s in ZOO.values() if half == "all" or s.settings["half"] == half]
+
+
+def zoo_summary(rows) -> str:
+    """The recovery rate (every equation with TPR = 1) per half and overall."""
+    lines = []
+    for half in ("tune", "validate"):
+        mine = [r for r in rows if r.get("half") == half]
+        if mine:
+            ok = sum(all(v == 1.0 for v in r["TPR"]) for r in mine)
+            lines.append(
+                f"{half} half: TPR = 1 in {ok} of {len(mine)} runs ({100 * ok / len(mine):.0f} %)"
+            )
+    ok = sum(all(v == 1.0 for v in r["TPR"]) for r in rows)
+    lines.append(
+        f"all: TPR = 1 in {ok} of {len(rows)} runs"
+        + (f" ({100 * ok / len(rows):.0f} %)" if rows else "")
+    )
+    return "\n".join(lines)

@@ -14,8 +14,8 @@ from ._estimator import PDEDiscoverer as PDEDiscoverer
 from ._history import History as History
 from ._problem import Problem as Problem
 from ._result import Discovery as Discovery
+from ._settings import STABILITY_THRESHOLD as STABILITY_THRESHOLD
 from ._simulate import Simulation as Simulation
-from .network._settings import STABILITY_THRESHOLD as STABILITY_THRESHOLD
 
 __all__ = [
     "ENTRIES",

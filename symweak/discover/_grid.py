@@ -9,26 +9,22 @@ against the test functions (float64), and choose a sparse model without the trut
 from __future__ import annotations
 
 import logging
-import math
 import time
-from collections.abc import Mapping, Sequence
 
 import numpy as np
 import sympy
-from sympy.core.function import AppliedUndef
 
 from .._errors import DataError, SymweakError
-from ..ir import Equation, polynomial_library, product_library, short
+from ..ir import Equation, polynomial_library, product_library
 from ..regress import (
-    LOG_PENALTY,
     drop_minor_terms,
     fit_equations,
     mstls,
-    refit_support,
     stlsq,
     term_complexity,
 )
 from ..weak import WeakAssembler
+from ._griddata import data_jets, estimate_noise, evaluate_functions, jet_noise
 from ._history import FitRecord, GridRecord, History
 from ._library import (
     distinct_functions,
@@ -39,6 +35,7 @@ from ._library import (
     term_families,
     union,
 )
+from ._scales import choose_scale
 from ._testfunctions import bump_for_orders, make_tests, spectral_radius, support_floor
 
 __all__ = ["build_library", "estimate_noise", "evaluate_functions", "run"]
@@ -47,194 +44,6 @@ log = logging.getLogger("symweak")
 
 #: highest derivative order per space axis of the fixed library (and total order in 2-D)
 DEFAULT_ORDER = 4
-
-
-def estimate_noise(values: np.ndarray, order: int = 6) -> float:
-    """Standard deviation of white noise on smooth gridded data.
-
-    Along every axis, the order-``order`` finite difference of a smooth signal is tiny while
-    that of white noise has variance C(2k, k)·σ²; a robust (median absolute deviation)
-    estimate is taken per axis and the smallest is returned.
-    """
-    best = np.inf
-    for axis in range(values.ndim):
-        if values.shape[axis] <= 2 * order:
-            continue
-        d = np.diff(values, n=order, axis=axis).ravel() / math.sqrt(math.comb(2 * order, order))
-        best = min(best, 1.4826 * float(np.median(np.abs(d - np.median(d)))))
-    return 0.0 if not np.isfinite(best) else best
-
-
-def _hermite_power(values: np.ndarray, n: int, sigma: float) -> np.ndarray:
-    """Unbiased estimate of u^n from ũ = u + σ·N(0, 1): σ^n He_n(ũ/σ) (probabilists' Hermite)."""
-    from numpy.polynomial.hermite_e import hermeval
-
-    if sigma <= 0 or n <= 1:
-        return values**n
-    coef = np.zeros(n + 1)
-    coef[n] = 1.0
-    return sigma**n * hermeval(values / sigma, coef)
-
-
-def _debiased(F: sympy.Expr, grids: Mapping[str, np.ndarray], sigma: Mapping[str, float]):
-    """F evaluated with the noise-induced bias removed, or None when no rule applies.
-
-    Products of field powers use Hermite polynomials (independent noise per field);
-    sin(u) and cos(u) are scaled by exp(σ²/2) (E[sin(u + ε)] = e^{-σ²/2} sin u), exp(u) by
-    exp(-σ²/2).
-    """
-    out = 1.0
-    factors = sympy.Mul.make_args(F)
-    if not _independent_noise(factors, sigma):
-        return None
-    for factor in factors:
-        base, exp = factor.as_base_exp()
-        if isinstance(factor, sympy.exp) and isinstance(factor.args[0], AppliedUndef):
-            # E[exp(u + ε)] = e^{σ²/2} exp u
-            name = factor.args[0].func.__name__
-            out = out * np.exp(grids[name]) * np.exp(-(sigma.get(name, 0.0) ** 2) / 2)
-        elif isinstance(base, AppliedUndef) and exp.is_Integer and exp > 0:
-            name = base.func.__name__
-            out = out * _hermite_power(grids[name], int(exp), sigma.get(name, 0.0))
-        elif isinstance(base, sympy.Derivative) and exp.is_Integer and exp > 0:
-            # a derivative taken of the data (data_jets): its noise is the field's through
-            # the filter, of standard deviation ``sigma[short(base)]`` (jet_noise)
-            name = short(base)
-            if name not in sigma:
-                return None
-            out = out * _hermite_power(grids[name], int(exp), sigma[name])
-        elif isinstance(factor, (sympy.sin, sympy.cos)) and isinstance(
-            factor.args[0], AppliedUndef
-        ):
-            name = factor.args[0].func.__name__
-            fn = np.sin if isinstance(factor, sympy.sin) else np.cos
-            out = out * fn(grids[name]) * np.exp(sigma.get(name, 0.0) ** 2 / 2)
-        elif factor.is_number:
-            out = out * float(factor)
-        else:
-            return None
-    return out
-
-
-def _independent_noise(factors, sigma) -> bool:
-    """Whether the noises of the distinct factors of a product are independent, so that
-    the product of their Hermite estimates is unbiased: a field and its derivatives taken
-    by symmetric filters (data_jets) are uncorrelated at a point when their orders differ
-    in parity along some axis (u and u_x: the derivative filter is odd, the field's value
-    its centre); u and u_xx, or u_x and u_xxx, are correlated and are not debiased."""
-    seen: dict[str, list[tuple[int, ...]]] = {}
-    for factor in factors:
-        base, _ = factor.as_base_exp()
-        if isinstance(base, sympy.Derivative) and isinstance(base.expr, AppliedUndef):
-            field = base.expr.func.__name__
-            orders = {str(s): int(n) for s, n in base.variable_count}
-        elif isinstance(base, AppliedUndef):
-            field, orders = base.func.__name__, {}
-        else:
-            continue
-        if not sigma.get(field, 0.0):
-            continue
-        axes = sorted(set(orders) | {a for o in seen.get(field, []) for a, _ in o})
-        mine = tuple((a, orders.get(a, 0)) for a in axes)
-        for other in seen.get(field, []):
-            theirs = dict(other)
-            if all((n - theirs.get(a, 0)) % 2 == 0 for a, n in mine):
-                return False
-        seen.setdefault(field, []).append(tuple(sorted(orders.items())))
-    return True
-
-
-def evaluate_functions(
-    funcs: Sequence[sympy.Expr],
-    grids: Mapping[str, np.ndarray],
-    sigma: Mapping[str, float] | None = None,
-) -> np.ndarray:
-    """Values of each F(U) on the grid, shape (len(funcs), *grid).
-
-    With ``sigma`` (noise level per field), polynomial and sin/cos terms are debiased
-    (see :func:`_debiased`); other functions are evaluated as they are.
-    """
-    shape = next(iter(grids.values())).shape
-    out = np.empty((len(funcs), *shape))
-    for i, F in enumerate(funcs):
-        if sigma:
-            val = _debiased(F, grids, sigma)
-            if val is not None:
-                out[i] = np.broadcast_to(val, shape)
-                continue
-        derivs = sorted(F.atoms(sympy.Derivative), key=sympy.default_sort_key)
-        dsyms = [sympy.Dummy() for _ in derivs]
-        G = F.xreplace(dict(zip(derivs, dsyms)))
-        fields = sorted(G.atoms(AppliedUndef), key=str)
-        syms = [sympy.Dummy(f.func.__name__) for f in fields]
-        fn = sympy.lambdify([*syms, *dsyms], G.xreplace(dict(zip(fields, syms))), modules="numpy")
-        with np.errstate(all="ignore"):
-            val = fn(*[grids[f.func.__name__] for f in fields], *[grids[short(d)] for d in derivs])
-        out[i] = np.broadcast_to(np.asarray(val, dtype=np.float64), shape)
-    return out
-
-
-#: Savitzky–Golay window (points) and polynomial order for derivatives of the data that
-#: product terms (u_x², ``inputs:``) need on the full-grid path
-SAVGOL_WINDOW = 11
-SAVGOL_ORDER = 4
-
-
-def _savgol_shape(points: int, deriv: int) -> tuple[int, int]:
-    """(window, polynomial order) of the Savitzky–Golay filter for an ``deriv``-th
-    derivative along an axis of ``points`` points: ``SAVGOL_WINDOW`` points (odd, at most
-    the axis) and order ``SAVGOL_ORDER``, at least deriv + 1, below the window."""
-    window = min(SAVGOL_WINDOW, points - (1 - points % 2))
-    return window, min(max(SAVGOL_ORDER, deriv + 1), window - 1)
-
-
-def data_jets(grids: Mapping[str, np.ndarray], axes: Mapping[str, np.ndarray], derivs) -> dict:
-    """``{"u_x": values, …}``: derivatives of the gridded data that product terms take, by
-    Savitzky–Golay filters (local polynomial fits of ``SAVGOL_ORDER`` over
-    ``SAVGOL_WINDOW`` points along each differentiated axis; scipy). Unlike the weak
-    form's terms, these derivatives are taken of the data: noise is amplified by about
-    1/h^n for an n-th derivative, so product terms are less accurate on noisy data."""
-    from scipy.signal import savgol_filter
-
-    names = list(axes)
-    out = {}
-    for d in derivs:
-        values = grids[d.expr.func.__name__]
-        for sym, n in d.variable_count:
-            axis = names.index(str(sym))
-            a = np.asarray(axes[str(sym)], dtype=float)
-            step = np.diff(a)
-            if not np.allclose(step, step[0], rtol=1e-6, atol=0):
-                raise DataError(
-                    f"{short(d)} is taken of the data on the full-grid path, which needs an "
-                    f"evenly spaced {sym} axis; resample the data or drop `inputs:`."
-                )
-            window, order = _savgol_shape(len(a), int(n))
-            values = savgol_filter(
-                values, window, order, deriv=int(n), delta=float(step[0]), axis=axis, mode="interp"
-            )
-        out[short(d)] = values
-    return out
-
-
-def jet_noise(axes: Mapping[str, np.ndarray], derivs, sigma: Mapping[str, float]) -> dict:
-    """``{"u_x": s, …}``: the standard deviation of white noise of level ``sigma[u]`` after
-    the Savitzky–Golay filters of :func:`data_jets` (away from the grid's ends), the norm of
-    the filters' coefficients (one per differentiated axis) times the field's. Squares of
-    such derivatives carry this variance as a bias (E[(u_x + e)²] = u_x² + s²), which
-    :func:`evaluate_functions` removes."""
-    from scipy.signal import savgol_coeffs
-
-    out = {}
-    for d in derivs:
-        level = sigma.get(d.expr.func.__name__, 0.0)
-        for sym, n in d.variable_count:
-            a = np.asarray(axes[str(sym)], dtype=float)
-            window, order = _savgol_shape(len(a), int(n))
-            coeffs = savgol_coeffs(window, order, deriv=int(n), delta=float(a[1] - a[0]))
-            level *= float(np.linalg.norm(coeffs))
-        out[short(d)] = level
-    return out
 
 
 def _unary(problem, config) -> tuple:
@@ -354,59 +163,6 @@ def _designs(problem, libraries, library, values, index, tests, orders) -> dict:
     return designs
 
 
-def _scale_choice(tried: dict, config) -> str:
-    """The scale whose fit is kept, from ``tried`` (``{scale: (residual, tests, designs,
-    fits)}``, in the order tried).
-
-    Each scale's selected supports
-    are refitted on every scale's test functions, and the supports kept are those of least
-    Σ_equations [max over scales of log(r_s(S) / min_S' r_s(S')) + penalty × complexity(S)]
-    — the `log` criterion's price per term against the worst scale's misfit: an equation
-    must hold against every scale's test functions, and a term is kept when some scale
-    needs it. Among the scales that selected those supports, the residual rule picks the
-    one whose coefficients are kept (the first within ``scale_switch`` of the least).
-    Residuals of different scales are not comparable:
-    PDE-FIND's Kuramoto–Sivashinsky file (domain 32π, many cells) has a 1.5× smaller
-    residual under the large "axis" supports, where u_xxxx's column vanishes, and the
-    residual rule kept −0.499 d_x(u²) − 0.938 u_xx at σ = 0.1; the support rule keeps
-    u_xxxx (the "cap" fit) at σ 0.1–1, and changes no outcome of the 54 tuning and paper
-    runs (docs/benchmarks.md)."""
-    tcfg = config.tests
-
-    def by_residual(names):
-        least = min(tried[k][0] for k in names)
-        return next(k for k in names if tried[k][0] <= tcfg.scale_switch * least)
-
-    names = list(tried)
-    if len(names) == 1:
-        return names[0]
-    supports = {
-        k: {lhs: tuple(int(j) for j in fit.support) for lhs, (_, fit) in tried[k][3].items()}
-        for k in names
-    }
-    score = dict.fromkeys(names, 0.0)
-    for lhs in supports[names[0]]:
-        lib = tried[names[0]][2][lhs][0]
-        weights = term_complexity(lib, config.selection.complexity)
-        misfit = {}
-        for k in names:
-            for s in names:
-                _, G, b = tried[s][2][lhs]
-                sup = list(supports[k][lhs])
-                coef = refit_support(G, b, sup, False) if sup else np.zeros(G.shape[1])
-                misfit[k, s] = float(np.linalg.norm(G @ coef - b) / (np.linalg.norm(b) or 1.0))
-        for k in names:
-            worst = max(
-                np.log(max(misfit[k, s], 1e-300) / max(min(misfit[q, s] for q in names), 1e-300))
-                for s in names
-            )
-            sup = list(supports[k][lhs])
-            size = len(sup) if weights is None else float(weights[sup].sum())
-            score[k] += worst + LOG_PENALTY * size
-    best = min(names, key=lambda k: score[k])
-    return by_residual([k for k in names if supports[k] == supports[best]])
-
-
 def run(problem, config) -> tuple[list[Equation], History]:
     """Run the full-grid method; returns (equations, history)."""
     obs = problem.obs
@@ -445,7 +201,7 @@ def run(problem, config) -> tuple[list[Equation], History]:
         fits = fit_equations(designs, ties, _fit_fn(config, problem.constraints))
         residual = float(np.mean([fit.residual for _, fit in fits.values()]))
         tried[scale] = (residual, tests, designs, fits)
-    chosen = _scale_choice(tried, config)
+    chosen = choose_scale(tried, config)
     _, tests, designs, fits = tried[chosen]
     if len(tried) > 1:
         log.info(

@@ -224,7 +224,7 @@ class SurrogateConfig:
 @dataclass(frozen=True)
 class TrainingConfig:
     """The network method's phases: epochs, the architecture search, precision, device
-    (learning rates and loss weights are the paper's, ``network._settings``)."""
+    (learning rates and loss weights are the paper's, fixed in ``discover/_settings.py``)."""
 
     warmup_epochs: int = _entry(800, NETWORK, "surrogate warm-up epochs")
     search_epochs: int = _entry(300, NETWORK, "architecture search epochs")

@@ -112,30 +112,7 @@ def _plan(system: System, coords: Iterable[str], periodic: Mapping[str, bool], a
                     f"Term {term.short()} has a time derivative on the right-hand side; "
                     "code export integrates only explicit equations."
                 )
-            # derivatives inside F (product terms, u_x^2) become arrays computed first
-            jet_sub = {}
-            for d in sorted(term.F.atoms(sympy.Derivative), key=sympy.default_sort_key):
-                d_orders = dict((str(s), int(n)) for s, n in d.variable_count)
-                name = f"{safe[d.expr.func.__name__]}_" + "".join(
-                    c * d_orders.get(c, 0) for c in space
-                )
-                if d_orders.get("t"):
-                    raise SymweakError(
-                        f"Term {term.short()} holds a time derivative; code export "
-                        "integrates only explicit equations."
-                    )
-                if name not in jets:
-                    jets[name] = {
-                        "name": name,
-                        "field": safe[d.expr.func.__name__],
-                        "orders": [
-                            (i, space[i], d_orders.get(space[i], 0)) for i in range(len(space))
-                        ],
-                    }
-                jet_sub[d] = sympy.Symbol(name)
-            F = term.F.xreplace(jet_sub)
-            sub = {f: sympy.Symbol(safe[f.func.__name__]) for f in F.atoms(AppliedUndef)}
-            F = F.xreplace(sub)
+            F = _term_function(term, space, safe, jets)
             if F not in functions:
                 functions.append(F)
             terms.append(
@@ -170,6 +147,31 @@ def _plan(system: System, coords: Iterable[str], periodic: Mapping[str, bool], a
         "functions_sympy": functions,
         "jets": list(jets.values()),
     }
+
+
+def _term_function(term, space, safe, jets: dict) -> sympy.Expr:
+    """``term``'s F over plain symbols: each field by its safe name, and each derivative
+    inside F (product terms, u_x^2) by the name of an array computed first (into
+    ``jets``)."""
+    jet_sub = {}
+    for d in sorted(term.F.atoms(sympy.Derivative), key=sympy.default_sort_key):
+        d_orders = dict((str(s), int(n)) for s, n in d.variable_count)
+        name = f"{safe[d.expr.func.__name__]}_" + "".join(c * d_orders.get(c, 0) for c in space)
+        if d_orders.get("t"):
+            raise SymweakError(
+                f"Term {term.short()} holds a time derivative; code export "
+                "integrates only explicit equations."
+            )
+        if name not in jets:
+            jets[name] = {
+                "name": name,
+                "field": safe[d.expr.func.__name__],
+                "orders": [(i, space[i], d_orders.get(space[i], 0)) for i in range(len(space))],
+            }
+        jet_sub[d] = sympy.Symbol(name)
+    F = term.F.xreplace(jet_sub)
+    sub = {f: sympy.Symbol(safe[f.func.__name__]) for f in F.atoms(AppliedUndef)}
+    return F.xreplace(sub)
 
 
 def _add_intervals(plan: dict, uncertainty) -> None:
@@ -235,6 +237,15 @@ def render(
         return env.get_template(spec.template).render(
             **plan, document=document, method=method, seed=seed
         )
+    _code_plan(plan, target)
+    text = env.get_template(spec.template).render(**plan, method=integrator)
+    if target in ("numpy", "sim", "torch"):
+        text = text.replace("\nimport numpy as np\n", "\nimport numpy\nimport numpy as np\n", 1)
+    return text
+
+
+def _code_plan(plan: dict, target: str) -> None:
+    """The printed functions and derivative calls of a code target, into ``plan``."""
     funcs = plan["functions_sympy"]
     np_printer = NumPyPrinter(
         {
@@ -256,33 +267,35 @@ def render(
             term["numpy"] = _nest("derivative", inner, term["orders"])
             term["torch"] = _nest("_derivative", inner, term["orders"])
     if target == "c":
-        if plan["jets"]:
-            raise SymweakError(
-                "The C export does not write products of derivatives ("
-                + ", ".join(j["name"] for j in plan["jets"])
-                + ") yet; export to numpy or torch instead."
+        plan["c_terms"] = _c_terms(plan)
+
+
+def _c_terms(plan: dict) -> list[dict]:
+    """One C item per term: the fields it uses, its printed F and its derivative steps."""
+    funcs = plan["functions_sympy"]
+    if plan["jets"]:
+        raise SymweakError(
+            "The C export does not write products of derivatives ("
+            + ", ".join(j["name"] for j in plan["jets"])
+            + ") yet; export to numpy or torch instead."
+        )
+    printer = C99CodePrinter({"strict": True, "user_functions": printer_functions("c")})
+    items = []
+    for e, eq in enumerate(plan["equations"]):
+        for term in eq["terms"]:
+            steps = [{"axis": axis, "order": n} for axis, _name, n in term["orders"] if n]
+            used = {str(sym) for sym in funcs[term["index"]].free_symbols}
+            items.append(
+                {
+                    "uses": [(i, f) for i, f in enumerate(plan["fields"]) if f in used],
+                    "equation": e,
+                    "coef": repr(term["coef"]),
+                    "function": _printed(funcs[term["index"]], printer, "C"),
+                    "steps": steps,
+                    "comment": f"{eq['name']}: {term['short']}".replace("*/", "* /"),
+                }
             )
-        printer = C99CodePrinter({"strict": True, "user_functions": printer_functions("c")})
-        items = []
-        for e, eq in enumerate(plan["equations"]):
-            for term in eq["terms"]:
-                steps = [{"axis": axis, "order": n} for axis, _name, n in term["orders"] if n]
-                used = {str(sym) for sym in funcs[term["index"]].free_symbols}
-                items.append(
-                    {
-                        "uses": [(i, f) for i, f in enumerate(plan["fields"]) if f in used],
-                        "equation": e,
-                        "coef": repr(term["coef"]),
-                        "function": _printed(funcs[term["index"]], printer, "C"),
-                        "steps": steps,
-                        "comment": f"{eq['name']}: {term['short']}".replace("*/", "* /"),
-                    }
-                )
-        plan["c_terms"] = items
-    text = env.get_template(spec.template).render(**plan, method=integrator)
-    if target in ("numpy", "sim", "torch"):
-        text = text.replace("\nimport numpy as np\n", "\nimport numpy\nimport numpy as np\n", 1)
-    return text
+    return items
 
 
 def write(text: str, path) -> None:

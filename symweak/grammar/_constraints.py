@@ -187,10 +187,36 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
     """Parse a constraint spec (see ``grammar/symweak.lark`` and docs/grammar.md)."""
     tree = _parse_tree(text, "constraints")
     statements = [s for s in tree.children if isinstance(s, Tree)]
+    # pass 1: coordinates and fields, which every other statement resolves names against
+    builder, coord_syms = _names_builder(statements, text, coords, fields)
+    # pass 2: every other statement, into its list
+    found: dict = {k: [] for k in ("lhs", "forbid", "keep", "add", "inputs", "conserved")}
+    found.update(ops=None, max_order={}, rules=[])
+    for stmt in statements:
+        _statement(stmt, builder, text, found)
+    rules = found["rules"]
+    if any(r.name == s.name for i, r in enumerate(rules) for s in rules[:i]):
+        raise GrammarError("A rule is given twice.", text)
+    return Constraints(
+        coords=coord_syms,
+        fields=tuple(builder.fields),
+        lhs=tuple(found["lhs"]),
+        ops=found["ops"],
+        max_order=found["max_order"],
+        forbid=tuple(found["forbid"]),
+        keep=tuple(found["keep"]),
+        add=tuple(found["add"]),
+        inputs=tuple(found["inputs"]),
+        conserved=tuple(found["conserved"]),
+        rules=tuple(rules),
+        text=text,
+    )
 
-    # Pass 1: coordinates and fields, which every other statement resolves names against.
+
+def _names_builder(statements, text: str, coords, fields) -> tuple[_Builder, tuple]:
+    """The builder for a spec's names: its ``coords:``/``fields:`` checked against the
+    data's (``coords``, ``fields``; None: not known), and the coordinate symbols."""
     declared_coords, declared_fields = _declared_names(statements, text)
-
     if declared_coords is not None and coords is not None:
         given = [str(c) for c in coords]
         if given != declared_coords:
@@ -212,87 +238,61 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
                 )
         else:
             declared_fields = given_fields
-    builder = _Builder(coord_syms, declared_fields)
+    return _Builder(coord_syms, declared_fields), coord_syms
 
-    lhs: list[Term] = []
-    forbid: list[Term] = []
-    keep: list[Term] = []
-    add: list[Term] = []
-    inputs: list[sympy.Expr] = []
-    conserved: list[str] = []
-    ops = None
-    max_order: dict[str, int] = {}
-    rules: list[RuleSpec] = []
+
+def _statement(stmt: Tree, builder: _Builder, text: str, found: dict) -> None:
+    """One statement of a spec (not ``coords:``/``fields:``) into ``found``."""
+    kind = stmt.data
 
     def terms_of(stmt):
         sub = stmt.children[0]
         exprs = _run(builder, sub, text)
         return [_one_term(e, text, child) for e, child in zip(exprs, sub.children)]
 
-    for stmt in statements:
-        kind = stmt.data
-        if kind in ("coords_stmt", "fields_stmt"):
-            continue
-        if kind == "lhs_stmt":
-            for term, child in zip(terms_of(stmt), stmt.children[0].children):
-                if not term.alpha or len(term.fields) != 1 or term.fields[0] != term.F:
-                    raise GrammarError(
-                        f"Left-hand side `{term.short()}` must be a derivative of one field, "
-                        "such as u_t or u_tt.",
-                        text,
-                        *_position(child),
-                    )
-                if term in lhs:
-                    raise GrammarError(
-                        f"`{term.short()}` is listed twice in `lhs:`.", text, *_position(child)
-                    )
-                lhs.append(term)
-        elif kind == "forbid_stmt":
-            forbid.extend(terms_of(stmt))
-        elif kind == "keep_stmt":
-            keep.extend(terms_of(stmt))
-        elif kind == "add_stmt":
-            add.extend(terms_of(stmt))
-        elif kind == "inputs_stmt":
-            _inputs(stmt, builder, text, inputs)
-        elif kind == "conserved_stmt":
-            for tok in stmt.children[0].children:
-                try:
-                    builder._field(tok)
-                except _Semantic as exc:
-                    raise GrammarError(exc.message, text, exc.line, exc.column, exc.hint) from None
-                if str(tok) in conserved:
-                    raise GrammarError(
-                        f"`{tok}` is listed twice in `conserved:`.", text, tok.line, tok.column
-                    )
-                conserved.append(str(tok))
-        elif kind == "ops_stmt":
-            if ops is not None:
-                raise GrammarError("`ops:` is given twice.", text, *_position(stmt))
-            ops = _run(builder, stmt.children[0], text)
-        elif kind == "order_stmt":
-            _order(stmt, builder, text, max_order)
-        elif kind == "builtin_rule_stmt":
-            rules.append(_builtin_rule(stmt, builder, text))
-        elif kind == "rule_stmt":
-            rules.append(_rule(stmt, builder, text))
-    if any(r.name == s.name for i, r in enumerate(rules) for s in rules[:i]):
-        raise GrammarError("A rule is given twice.", text)
+    if kind == "lhs_stmt":
+        for term, child in zip(terms_of(stmt), stmt.children[0].children):
+            if not term.alpha or len(term.fields) != 1 or term.fields[0] != term.F:
+                raise GrammarError(
+                    f"Left-hand side `{term.short()}` must be a derivative of one field, "
+                    "such as u_t or u_tt.",
+                    text,
+                    *_position(child),
+                )
+            if term in found["lhs"]:
+                raise GrammarError(
+                    f"`{term.short()}` is listed twice in `lhs:`.", text, *_position(child)
+                )
+            found["lhs"].append(term)
+    elif kind in ("forbid_stmt", "keep_stmt", "add_stmt"):
+        found[kind[: -len("_stmt")]].extend(terms_of(stmt))
+    elif kind == "inputs_stmt":
+        _inputs(stmt, builder, text, found["inputs"])
+    elif kind == "conserved_stmt":
+        _conserved(stmt, builder, text, found["conserved"])
+    elif kind == "ops_stmt":
+        if found["ops"] is not None:
+            raise GrammarError("`ops:` is given twice.", text, *_position(stmt))
+        found["ops"] = _run(builder, stmt.children[0], text)
+    elif kind == "order_stmt":
+        _order(stmt, builder, text, found["max_order"])
+    elif kind == "builtin_rule_stmt":
+        found["rules"].append(_builtin_rule(stmt, builder, text))
+    elif kind == "rule_stmt":
+        found["rules"].append(_rule(stmt, builder, text))
 
-    return Constraints(
-        coords=coord_syms,
-        fields=tuple(builder.fields),
-        lhs=tuple(lhs),
-        ops=ops,
-        max_order=max_order,
-        forbid=tuple(forbid),
-        keep=tuple(keep),
-        add=tuple(add),
-        inputs=tuple(inputs),
-        conserved=tuple(conserved),
-        rules=tuple(rules),
-        text=text,
-    )
+
+def _conserved(stmt: Tree, builder: _Builder, text: str, conserved: list) -> None:
+    for tok in stmt.children[0].children:
+        try:
+            builder._field(tok)
+        except _Semantic as exc:
+            raise GrammarError(exc.message, text, exc.line, exc.column, exc.hint) from None
+        if str(tok) in conserved:
+            raise GrammarError(
+                f"`{tok}` is listed twice in `conserved:`.", text, tok.line, tok.column
+            )
+        conserved.append(str(tok))
 
 
 def _inputs(stmt: Tree, builder: _Builder, text: str, inputs: list) -> None:

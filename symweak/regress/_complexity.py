@@ -257,8 +257,9 @@ def tied_intervals(designs, ties, fits, interval_fn, others=()) -> dict:
             J, _, _ = _tied_design(lib_o, G_o, lib_ob, G_ob, pairs)
             coef = refit(J, np.concatenate([b_o, b_ob]), fit.support)
             lo, hi = np.minimum(lo, coef), np.maximum(hi, coef)
-        lows, highs = split_joint(names, partner, lo, fit.support), split_joint(
-            names, partner, hi, fit.support
+        lows, highs = (
+            split_joint(names, partner, lo, fit.support),
+            split_joint(names, partner, hi, fit.support),
         )
         out[lhs], out[other] = (
             {t: tuple(sorted((lows[i][t], highs[i][t]))) for t in lows[i]} for i in (0, 1)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import SymweakError
-from ._sparse import Fit, _check, _residual, _scales, _solve, backward_path, forward_path, tls_refit
+from ._mstls import backward_path, forward_path
+from ._sparse import Fit, _check, _residual, _scales, _solve, tls_refit
 
 __all__ = ["ParetoPoint", "bootstrap_intervals", "drop_one", "pareto_front", "refit_support"]
 

@@ -12,226 +12,12 @@ from sympy.core.function import AppliedUndef
 
 from .._errors import IRError
 from ..ir import Term, fields_in
+from ._readback import read_back, snap_arguments, taylor_small_arguments
 
 __all__ = ["library_from_network", "snap_arguments", "taylor_small_arguments"]
 
-_NICE = (0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0)
 # non-polynomial candidates longer than this (SymPy operation count) are not offered
 MAX_TERM_OPS = 12
-
-
-def _snap_number(value: float, tol: float) -> float:
-    for nice in _NICE:
-        if nice == 0.0:
-            if abs(value) < tol:
-                return 0.0
-        elif abs(value - nice) <= tol * abs(nice):
-            return nice
-    return value
-
-
-def _snap_arg(arg: sympy.Expr, tol: float) -> sympy.Expr:
-    """A function's argument, expanded, each coefficient snapped (see snap_arguments)."""
-    arg = sympy.expand(arg)
-    parts = []
-    for part in sympy.Add.make_args(arg):
-        coeff, rest = part.as_coeff_Mul()
-        c = _snap_number(float(coeff), tol) if coeff.is_Number else coeff
-        if isinstance(c, float) and c != 0.0:
-            # a simple number exactly; any other to 4 digits (not a 15-digit fraction)
-            c = sympy.nsimplify(c) if c in _NICE else sympy.Float(f"{c:.4g}")
-        if c != 0:
-            parts.append(c * rest)
-    return sympy.Add(*parts)
-
-
-def snap_arguments(expr: sympy.Expr, tol: float = 0.05) -> sympy.Expr:
-    """Inside non-polynomial functions (sin, exp, ...), snap the argument's coefficients to
-    nearby simple numbers (0, ±1, ±2, ±1/2, ±3): ``sin(0.98*u + 0.01) -> sin(u)``. The outer
-    coefficients are refitted later, so only the shape of each function matters."""
-
-    def visit(e: sympy.Expr) -> sympy.Expr:
-        if isinstance(e, sympy.Function) and not isinstance(e, AppliedUndef):
-            return e.func(*[_snap_arg(visit(a), tol) for a in e.args])
-        if e.args:
-            return e.func(*[visit(a) for a in e.args])
-        return e
-
-    return visit(expr)
-
-
-@lru_cache(maxsize=64)
-def _maclaurin(func, order: int):
-    """(z, the Taylor polynomial of func(z) at 0 up to z^order): sympy.series is slow and the
-    read-back asks for the same few functions many times (a third of it on KdV)."""
-    z = sympy.Dummy("z")
-    return z, sympy.series(func(z), z, 0, order + 1).removeO()
-
-
-def taylor_small_arguments(
-    expr: sympy.Expr, field_scale: Mapping[str, float], order: int = 3, small: float = 0.5
-):
-    """Replace f(arg) by its Taylor polynomial when |arg| stays small on the data
-    (|coefficients|·scale below ``small``; pass each field's largest magnitude, so that
-    "small" holds everywhere): sin(0.15u) is, to the data, 0.15u - (0.15u)³/6, and keeping it
-    as a sine would add a term nearly collinear with u and u³."""
-
-    def size(arg) -> float:
-        total = 0.0
-        for part in sympy.Add.make_args(sympy.expand(arg)):
-            coeff, mono = part.as_coeff_Mul()
-            mag = abs(float(coeff)) if coeff.is_Number else 1.0
-            for base, power in mono.as_powers_dict().items():
-                if isinstance(base, AppliedUndef):
-                    mag *= field_scale.get(base.func.__name__, 1.0) ** float(power)
-            total += mag
-        return total
-
-    def visit(e):
-        if isinstance(e, sympy.Function) and not isinstance(e, AppliedUndef) and len(e.args) == 1:
-            arg = visit(e.args[0])
-            if size(arg) <= small:
-                z, poly = _maclaurin(e.func, order)
-                return sympy.expand(poly.xreplace({z: arg}))
-            return e.func(arg)
-        if e.args:
-            return e.func(*[visit(a) for a in e.args])
-        return e
-
-    return visit(expr)
-
-
-@lru_cache(maxsize=64)
-def _maclaurin_coefficients(func, order: int) -> tuple[float, ...] | None:
-    """The Taylor coefficients c_0..c_order of func at 0 as floats, or None where func has
-    no Taylor polynomial there (log)."""
-    z, poly = _maclaurin(func, order)
-    try:
-        return (
-            tuple(float(poly.coeff(z, k)) for k in range(order + 1))
-            if poly.is_polynomial(z)
-            else None
-        )
-    except TypeError:
-        return None
-
-
-# functions that sympy.expand leaves as they are; the SymPy route handles the others (it
-# splits exp(a + b) into exp(a)·exp(b) before the Taylor step, which the fast route cannot)
-_EXPAND_INERT = (sympy.sin, sympy.cos, sympy.tanh, sympy.sinh, sympy.cosh)
-
-
-class _NotPolynomial(Exception):
-    """An expression the fast read-back does not handle (negative or fractional powers, ...)."""
-
-
-def read_back(
-    expr: sympy.Expr,
-    field_scale: Mapping[str, float],
-    order: int = 3,
-    small: float = 0.5,
-    tol: float = 0.05,
-) -> sympy.Expr:
-    """``expand(snap_arguments(taylor_small_arguments(expand(expr))))``, computed on
-    dictionaries of float coefficients instead of SymPy sums: a network output is a
-    polynomial of (at most) degree 3^depth in the fields and a few function applications,
-    and SymPy's expand spent 12 s of a KdV run multiplying such sums out. Falls back to the
-    SymPy route for anything else (powers that are not non-negative integers, exp of a sum,
-    complex numbers)."""
-    try:
-        return _read_back_fast(expr, field_scale, order, small, tol)
-    except _NotPolynomial:
-        return sympy.expand(
-            snap_arguments(
-                taylor_small_arguments(sympy.expand(expr), field_scale, order, small), tol
-            )
-        )
-
-
-def _read_back_fast(expr, field_scale, order, small, tol) -> sympy.Expr:
-    gens: list = []  # the generators: fields, other symbols, function applications
-    index: dict = {}
-
-    def gen(atom) -> dict:
-        if atom not in index:
-            index[atom] = len(gens)
-            gens.append(atom)
-        return {((index[atom], 1),): 1.0}
-
-    def add_into(out: dict, q: dict, scale: float = 1.0) -> None:
-        for k, c in q.items():
-            out[k] = out.get(k, 0.0) + scale * c
-
-    def mul(p: dict, q: dict) -> dict:
-        out: dict = {}
-        for ka, ca in p.items():
-            for kb, cb in q.items():
-                powers = dict(ka)
-                for i, n in kb:
-                    powers[i] = powers.get(i, 0) + n
-                k = tuple(sorted(powers.items()))
-                out[k] = out.get(k, 0.0) + ca * cb
-        return out
-
-    def power(p: dict, n: int) -> dict:
-        out = {(): 1.0}
-        for _ in range(n):
-            out = mul(out, p)
-        return out
-
-    def to_expr(p: dict) -> sympy.Expr:
-        return sympy.Add(
-            *[
-                sympy.Float(c) * sympy.Mul(*[gens[i] ** n for i, n in k])
-                for k, c in p.items()
-                if c != 0.0
-            ]
-        )
-
-    def size(p: dict) -> float:
-        total = 0.0
-        for k, c in p.items():
-            mag = abs(c)
-            for i, n in k:
-                if isinstance(gens[i], AppliedUndef):
-                    mag *= field_scale.get(gens[i].func.__name__, 1.0) ** n
-            total += mag
-        return total
-
-    def visit(e) -> dict:
-        if isinstance(e, AppliedUndef) or e.is_Symbol:
-            return gen(e)
-        if e.is_Number:
-            if not e.is_real:
-                raise _NotPolynomial
-            return {(): float(e)}
-        if e.is_Add:
-            out: dict = {}
-            for a in e.args:
-                add_into(out, visit(a))
-            return out
-        if e.is_Mul:
-            out = {(): 1.0}
-            for a in e.args:
-                out = mul(out, visit(a))
-            return out
-        if e.is_Pow and e.exp.is_Integer and e.exp >= 0:
-            return power(visit(e.base), int(e.exp))
-        if isinstance(e, sympy.Function) and e.func in _EXPAND_INERT:
-            p = visit(e.args[0])
-            coeffs = _maclaurin_coefficients(e.func, order)
-            if coeffs is not None and size(p) <= small:
-                out, pk = {}, {(): 1.0}
-                for k, c in enumerate(coeffs):
-                    if k:
-                        pk = mul(pk, p)
-                    if c:
-                        add_into(out, pk, c)
-                return out
-            return gen(e.func(_snap_arg(to_expr(p), tol)))
-        raise _NotPolynomial
-
-    return to_expr(visit(expr))
 
 
 def _size(coeff, mono, field_rms) -> float:
@@ -365,8 +151,6 @@ def library_from_network(
     exprs: Sequence[sympy.Expr],
     active: Mapping[int, Sequence],
     field_rms: Mapping[str, float],
-    rel_tol: float = 1e-3,
-    closure: bool = True,
     max_degree: int = 4,
     function_tol: float = 0.05,
     max_functions: int = 6,
@@ -377,16 +161,14 @@ def library_from_network(
     monomial becomes its own candidate").
 
     Each active output F_s is read back, its small-argument functions Taylor-expanded and
-    its function arguments snapped; monomials whose typical size |c|·Π rms^power is below
-    ``rel_tol`` of the largest are dropped. With ``closure`` (default), every monomial of
-    degree up to the highest found, in the fields found, is a candidate, paired with every
-    derivative multi-index that carries weight (the degree is capped at ``max_degree``: a
-    deep network composes ^3 into degree 27, which no data can resolve); non-polynomial
-    monomials (sin(u)·v, ...) are kept when their size is at least ``function_tol`` of their
-    output's largest, at most ``max_functions`` of them: the network fixes
-    the operators, the degree
-    and the derivative orders, and the final sparse regression picks the terms — a network
-    can express u² as (au + b)³ - ... in many ways, and the regression should not depend on
+    its function arguments snapped. Every monomial of degree up to the highest found, in the
+    fields found, is a candidate, paired with every derivative multi-index that carries
+    weight (the degree is capped at ``max_degree``: a deep network composes ^3 into degree
+    27, which no data can resolve); non-polynomial monomials (sin(u)·v, ...) are kept when
+    their size is at least ``function_tol`` of their output's largest, at most
+    ``max_functions`` of them: the network fixes the operators, the degree and the
+    derivative orders, and the final sparse regression picks the terms — a network can
+    express u² as (au + b)³ - ... in many ways, and the regression should not depend on
     which one it settled in. For the same reason every function the outputs apply to a field
     is also a candidate at unit scale (sin(u) next to a learnt sin(0.43u + 0.1)).
     ``field_max``: each field's largest magnitude on the data, for deciding which function
@@ -395,79 +177,63 @@ def library_from_network(
     over the data's range (the data can tell them apart); at 0.01 e^u on |u| <= 1.2 (3.4 %
     from 1 + u + u²/2 + u³/6) is a candidate, at the default 0.1 it is not.
     """
-    terms: list[Term] = []
-    seen = set()
     field_max = field_rms if field_max is None else field_max
-    if closure:
-        monos, alphas_all, degree, fields = [], set(), 0, set()
-        others: dict = {}  # non-polynomial monomial -> its largest relative size
-        for s, alphas in active.items():
-            alphas_all |= {tuple(a) for a in alphas}
-            if structural_degree(exprs[s]) > 3 * max_degree:
-                # A deep output ((...)^3 of (...)^3 ...) would take SymPy minutes to expand
-                # (a Burgers run stalled there), and its monomials beyond max_degree are cut
-                # anyway: it contributes its fields, the degree cap, and its functions.
-                fs = fields_in(exprs[s])
-                fields |= fs
-                degree = max(degree, max_degree)
-                for mono in _function_atoms(exprs[s], field_max, max_degree):
-                    others[mono] = max(others.get(mono, 0.0), 0.5)
-                for shape in _function_shapes(exprs[s], field_max, shape_tol):
-                    others[shape] = 1.0
-                continue
-            for shape in _function_shapes(exprs[s], field_max, shape_tol):
-                others[shape] = 1.0
-            degree = max(degree, taylor_degree(exprs[s]))
-            F = read_back(exprs[s], field_max)
-            parts = [p.as_coeff_Mul() for p in sympy.Add.make_args(F)]
-            parts = [(c, m) for c, m in parts if not m.is_number]
-            sizes = [_size(c, m, field_rms) for c, m in parts]
-            top = max(sizes, default=0.0)
-            for (_, mono), size in zip(parts, sizes):
-                fs = fields_in(mono)
-                fields |= fs
-                if mono.is_polynomial(*fs):
-                    degree = max(degree, int(sympy.Poly(mono, *fs).total_degree()))
-                elif top > 0 and size >= function_tol * top:
-                    others[mono] = max(others.get(mono, 0.0), size / top)
-        # Products of operators on several fields expand into hundreds of distinct
-        # non-polynomial monomials (1910 candidates on NLS): keep the largest few, and none
-        # too long to read as a term of an equation (a deep sine-Gordon output offered
-        # d_yy(sin(0.14 sin(0.2u - 0.08)³ - ...)) and the selection took it).
-        others = {m: v for m, v in others.items() if sympy.count_ops(m) <= MAX_TERM_OPS}
-        ranked = sorted(others.items(), key=lambda kv: (-kv[1], sympy.default_sort_key(kv[0])))
-        monos.extend(m for m, _ in ranked[:max_functions])
-        ordered = sorted(fields, key=str)
-        for d in range(1, min(degree, max_degree) + 1):
-            for combo in itertools.combinations_with_replacement(ordered, d):
-                monos.append(sympy.Mul(*combo))
-        alphas_all = _order_closure(alphas_all)
-        for mono in monos:
-            _add_terms(
-                mono, sorted(alphas_all, key=lambda a: (sum(n for _, n in a), str(a))), terms, seen
-            )
-        terms.sort(key=lambda t: t.sort_key)
-        return terms
+    fields, degree, others, alphas_all = set(), 0, {}, set()
     for s, alphas in active.items():
-        F = read_back(exprs[s], field_max)
-        if F == 0:
-            continue
-        parts = []
-        for part in sympy.Add.make_args(F):
-            coeff, mono = part.as_coeff_Mul()
-            if mono.is_number:
-                continue
-            size = abs(float(coeff))
-            for base, power in mono.as_powers_dict().items():
-                if isinstance(base, AppliedUndef):
-                    size *= field_rms.get(base.func.__name__, 1.0) ** float(power)
-            parts.append((size, mono))
-        if not parts:
-            continue
-        top = max(p[0] for p in parts)
-        for size, mono in parts:
-            if size < rel_tol * top or not fields_in(mono):
-                continue
-            _add_terms(mono, alphas, terms, seen)
+        alphas_all |= {tuple(a) for a in alphas}
+        found = _scan_output(
+            exprs[s], field_rms, field_max, max_degree, function_tol, shape_tol, others
+        )
+        fields |= found[0]
+        degree = max(degree, found[1])
+    # Products of operators on several fields expand into hundreds of distinct
+    # non-polynomial monomials (1910 candidates on NLS): keep the largest few, and none
+    # too long to read as a term of an equation (a deep sine-Gordon output offered
+    # d_yy(sin(0.14 sin(0.2u - 0.08)³ - ...)) and the selection took it).
+    others = {m: v for m, v in others.items() if sympy.count_ops(m) <= MAX_TERM_OPS}
+    ranked = sorted(others.items(), key=lambda kv: (-kv[1], sympy.default_sort_key(kv[0])))
+    monos = [m for m, _ in ranked[:max_functions]]
+    ordered = sorted(fields, key=str)
+    for d in range(1, min(degree, max_degree) + 1):
+        for combo in itertools.combinations_with_replacement(ordered, d):
+            monos.append(sympy.Mul(*combo))
+    alphas_all = _order_closure(alphas_all)
+    terms: list[Term] = []
+    seen: set = set()
+    for mono in monos:
+        _add_terms(
+            mono, sorted(alphas_all, key=lambda a: (sum(n for _, n in a), str(a))), terms, seen
+        )
     terms.sort(key=lambda t: t.sort_key)
     return terms
+
+
+def _scan_output(expr, field_rms, field_max, max_degree, function_tol, shape_tol, others):
+    """One network output's fields and polynomial degree; its function monomials and
+    shapes go into ``others`` (monomial -> its largest relative size)."""
+    if structural_degree(expr) > 3 * max_degree:
+        # A deep output ((...)^3 of (...)^3 ...) would take SymPy minutes to expand (a
+        # Burgers run stalled there), and its monomials beyond max_degree are cut anyway:
+        # it contributes its fields, the degree cap, and its functions.
+        for mono in _function_atoms(expr, field_max, max_degree):
+            others[mono] = max(others.get(mono, 0.0), 0.5)
+        for shape in _function_shapes(expr, field_max, shape_tol):
+            others[shape] = 1.0
+        return fields_in(expr), max_degree
+    for shape in _function_shapes(expr, field_max, shape_tol):
+        others[shape] = 1.0
+    degree = taylor_degree(expr)
+    fields: set = set()
+    F = read_back(expr, field_max)
+    parts = [p.as_coeff_Mul() for p in sympy.Add.make_args(F)]
+    parts = [(c, m) for c, m in parts if not m.is_number]
+    sizes = [_size(c, m, field_rms) for c, m in parts]
+    top = max(sizes, default=0.0)
+    for (_, mono), size in zip(parts, sizes):
+        fs = fields_in(mono)
+        fields |= fs
+        if mono.is_polynomial(*fs):
+            degree = max(degree, int(sympy.Poly(mono, *fs).total_degree()))
+        elif top > 0 and size >= function_tol * top:
+            others[mono] = max(others.get(mono, 0.0), size / top)
+    return fields, degree

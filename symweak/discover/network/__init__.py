@@ -17,9 +17,9 @@ from ..._seeds import child_seed, deterministic_torch
 from ..._trainer import announce
 from ...surrogate import choose_device, estimate_noise
 from .._history import History
+from .._settings import AUTO_SURROGATES, SURROGATES_NOISE
 from . import _extract, _final, _prune, _search, _tune, _warmup
 from ._correction import residual_correction as residual_correction
-from ._settings import AUTO_SURROGATES, SURROGATES_NOISE
 from ._state import NetworkState
 from ._warmup import choose_kernels as choose_kernels
 

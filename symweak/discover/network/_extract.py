@@ -23,7 +23,7 @@ from .._library import (
     is_flux_term,
     union,
 )
-from ._settings import EXTRACT_TOL, MAX_DEGREE, SHAPE_TOL
+from .._settings import EXTRACT_TOL, MAX_DEGREE, SHAPE_TOL
 
 log = logging.getLogger("symweak")
 

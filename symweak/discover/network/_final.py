@@ -33,14 +33,15 @@ import torch
 from ...ir import Equation
 from ...weak import WeakAssembler
 from .._history import FinalRecord
-from ._correction import residual_correction
-from ._records import fit_records
-from ._selection import open_terms, prefer_readable, select
-from ._settings import (
+from .._scales import first_within
+from .._settings import (
     CORRECTION_WIDTH,
     FINAL_TEST_BUDGET,
     FINAL_TEST_RATIO,
 )
+from ._correction import residual_correction
+from ._records import fit_records
+from ._selection import open_terms, prefer_readable, select
 
 __all__ = ["run"]
 
@@ -182,8 +183,7 @@ def _try_variants(state, cands, n_final) -> dict:
 
 def _rule(residuals: list[tuple[str, float]], cfg) -> str:
     """The first variant whose residual is within ``scale_switch`` times the smallest."""
-    smallest = min(r for _, r in residuals)
-    return next(k for k, r in residuals if r <= cfg.tests.scale_switch * smallest)
+    return first_within(residuals, cfg.tests.scale_switch)
 
 
 def _stacked(variants: dict, scales: list) -> dict:

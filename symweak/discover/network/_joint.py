@@ -9,7 +9,7 @@ import torch
 
 from ..._trainer import train_loop
 from .._history import PhaseRecord, _subsample
-from ._settings import LAMBDA_R, LAMBDA_W, LR_JOINT_SURROGATE, LR_NETWORK
+from .._settings import LAMBDA_R, LAMBDA_W, LR_JOINT_SURROGATE, LR_NETWORK
 
 __all__ = ["joint_groups", "train_phase"]
 

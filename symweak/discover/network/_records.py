@@ -21,7 +21,7 @@ from ...regress import (
 )
 from .._history import FitRecord
 from .._library import kept_indices
-from ._settings import (
+from .._settings import (
     BOOTSTRAP_RESAMPLES,
 )
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
+from .._settings import LR_NETWORK
 from ._joint import joint_groups, train_phase
-from ._settings import LR_NETWORK
 
 __all__ = ["run"]
 

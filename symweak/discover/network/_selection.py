@@ -36,7 +36,7 @@ from .._library import (
     prefer_expansions,
     term_families,
 )
-from ._settings import (
+from .._settings import (
     STABILITY_PENALTY,
     STABILITY_THRESHOLD,
 )

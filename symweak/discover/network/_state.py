@@ -25,6 +25,7 @@ from ...ir import multi_indices
 from ...surrogate import DataTerm, held_out_term
 from ...symnet import SymNet, field_scales
 from ...weak import WeakAssembler
+from .._settings import COUNTS, GRID_POINTS, NODES_PER_OP
 from .._testfunctions import (
     bump_for_orders,
     lattice_axis_ok,
@@ -32,7 +33,6 @@ from .._testfunctions import (
     spectral_radius,
     support_floor,
 )
-from ._settings import COUNTS, GRID_POINTS, NODES_PER_OP
 
 __all__ = ["NetworkState", "quadrature_axes"]
 

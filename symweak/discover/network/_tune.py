@@ -7,7 +7,7 @@ import torch
 
 from ..._trainer import train_loop
 from .._history import TuneRecord, _subsample
-from ._settings import LAMBDA_W, LR_JOINT_SURROGATE
+from .._settings import LAMBDA_W, LR_JOINT_SURROGATE
 
 __all__ = ["run"]
 

@@ -15,7 +15,7 @@ from ..._trainer import announce
 from ...surrogate import Surrogate, estimate_noise, plain_mlp_like, split_points
 from .._config import PAPER_KERNELS
 from .._history import WarmupRecord
-from ._settings import (
+from .._settings import (
     COMPARE_POINTS,
     KERNEL_CHOICES,
     LR_SURROGATE,

@@ -7,10 +7,17 @@ import argparse
 import json
 from pathlib import Path
 
-from .._errors import SymweakError
-from ..discover import set_options as _set_options
-from ._runner import CLASSIC_FILES, classic_observations, format_rows, run_case
-from ._systems import generate, get_system
+from ._errors import SymweakError
+from .bench import (
+    CLASSIC_FILES,
+    classic_observations,
+    format_rows,
+    generate,
+    get_system,
+    run_case,
+    zoo_summary,
+)
+from .discover import set_options as _set_options
 
 __all__ = ["add_bench_parser", "bench_command", "zoo_summary"]
 
@@ -29,7 +36,7 @@ def bench_command(args: argparse.Namespace) -> int:
     if args.name == "paper":
         return _bench_paper(args)
     if args.name == "zoo" and args.workers is not None:
-        from ._zoo import zoo_cases
+        from .bench import zoo_cases
 
         rows, interrupted = _zoo_sweep(
             zoo_cases(args.half), args, _seeds(args.seeds), _set_options(args.set)
@@ -64,7 +71,7 @@ def _bench_data(args) -> int:
 
 
 def _bench_speed(args) -> int:
-    from ._speed import speed_report, user_data_report
+    from .bench import speed_report, user_data_report
 
     if args.user_data:
         report = user_data_report(two_d=args.two_d)
@@ -76,7 +83,7 @@ def _bench_speed(args) -> int:
 
 
 def _bench_units(args) -> int:
-    from ._units import units_report
+    from .bench import units_report
 
     for line in units_report(args.noise, args.seed, args.rest or None):
         print(line, flush=True)
@@ -84,7 +91,7 @@ def _bench_units(args) -> int:
 
 
 def _bench_paper(args) -> int:
-    from ..sweep import paper_report, paper_spec, sweep
+    from .sweep import paper_report, paper_spec, sweep
 
     store = args.store or "paper.sqlite"
     spec = paper_spec(args.tables, _seeds(args.seeds), store)
@@ -95,7 +102,7 @@ def _bench_paper(args) -> int:
 
 
 def _bench_hole(args) -> list[dict]:
-    from ._domains import holed
+    from .bench import holed
 
     rows = []
     system = get_system(args.rest[0] if args.rest else "wave")
@@ -110,7 +117,7 @@ def _bench_hole(args) -> list[dict]:
 
 def _bench_zoo(args) -> list[dict]:
     """``bench zoo`` one run after another (``--workers``: :func:`_zoo_sweep`)."""
-    from ._zoo import zoo_cases
+    from .bench import zoo_cases
 
     rows = []
     options = _set_options(args.set)
@@ -146,7 +153,7 @@ def _bench_row(args) -> list[dict]:
     if args.constraints is not None:
         if args.no_rules:
             raise SymweakError("--constraints replaces the system's rules; leave out --no-rules.")
-        from ..grammar import parse_constraints
+        from .grammar import parse_constraints
 
         parse_constraints(args.constraints)  # a typo fails here, before any data work
         extra["constraints"] = args.constraints
@@ -169,7 +176,7 @@ def _zoo_sweep(cases, args, seeds, options) -> tuple[list[dict], bool]:
     """``bench zoo --workers N``: the runs of ``cases`` as a sweep on Dask (``--store``,
     default zoo.sqlite; runs already stored are not run again), read back as zoo rows.
     Returns (rows, interrupted)."""
-    from ..sweep import Store, load_spec, sweep
+    from .sweep import Store, load_spec, sweep
 
     spec = load_spec(
         {
@@ -204,24 +211,6 @@ def _zoo_sweep(cases, args, seeds, options) -> tuple[list[dict], bool]:
             }
         )  # fmt: skip
     return rows, summary.interrupted
-
-
-def zoo_summary(rows) -> str:
-    """The recovery rate (every equation with TPR = 1) per half and overall."""
-    lines = []
-    for half in ("tune", "validate"):
-        mine = [r for r in rows if r.get("half") == half]
-        if mine:
-            ok = sum(all(v == 1.0 for v in r["TPR"]) for r in mine)
-            lines.append(
-                f"{half} half: TPR = 1 in {ok} of {len(mine)} runs ({100 * ok / len(mine):.0f} %)"
-            )
-    ok = sum(all(v == 1.0 for v in r["TPR"]) for r in rows)
-    lines.append(
-        f"all: TPR = 1 in {ok} of {len(rows)} runs"
-        + (f" ({100 * ok / len(rows):.0f} %)" if rows else "")
-    )
-    return "\n".join(lines)
 
 
 def add_bench_parser(sub) -> None:
