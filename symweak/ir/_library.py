@@ -70,7 +70,6 @@ def polynomial_library(
     max_total: int | None = None,
     unary: Iterable = (),
     include_constant: bool = False,
-    linear_orders_only: Mapping[str, int] | None = None,
 ) -> list[Term]:
     """Terms D^α F for F in :func:`function_library` and α in :func:`multi_indices`.
 

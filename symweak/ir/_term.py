@@ -199,9 +199,6 @@ class Term:
         orders = tuple((coord_sort_key(s), -n) for s, n in self.alpha)
         return (self.total_order, orders, sympy.default_sort_key(self._canonical[1]))
 
-    def is_canonical(self) -> bool:
-        return self._canonical[1] == self.F
-
     # ----------------------------------------------------------------- conversions
     def to_sympy(self) -> sympy.Expr:
         """``Derivative(F, *α)`` left unevaluated (or F itself when α = 0)."""
