@@ -6,9 +6,8 @@ ETDRK4, 101 × 256) and handed to ``symweak.discover`` the way a user would: poi
 simulate in. Each variant's true equation follows from the change of units (time × f
 divides every coefficient by f; the field × a multiplies a term of degree d by a^(1−d)),
 so every row is scored against the exact equation. Nothing was tuned on these cases; they
-exist to catch what a change of units or layout breaks (each of the fixes of 2026-11-24 —
-radii on axes of very different length, fields of magnitude 1e4, snapshots at scattered
-times — was found this way).
+exist to catch what a change of units or layout breaks (radii on axes of very different
+length, fields of magnitude 1e4 and snapshots at scattered times were found this way).
 """
 
 from __future__ import annotations
