@@ -2,6 +2,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from symweak import __version__
 from symweak.cli import main
 
@@ -96,6 +98,7 @@ def test_discover_command_saves_a_run(tmp_path, monkeypatch, capsys):
     assert {t.short() for t in loaded.ir.terms} == {"d_x(u^2)", "u_xx", "u_xxxx"}
 
 
+@pytest.mark.slow  # a whole run (measured 10-80 s on 2 cores)
 def test_bench_speed_reports_figures(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path))
     assert main(["bench", "speed"]) == 0

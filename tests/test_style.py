@@ -3,6 +3,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -34,6 +36,7 @@ def test_every_benchmark_system_has_an_example():
         py_compile.compile(str(path), doraise=True)
 
 
+@pytest.mark.slow  # a whole run (measured 10-80 s on 2 cores)
 def test_burgers_example_on_the_full_grid(tmp_path):
     env = {**__import__("os").environ, "SYMWEAK_CACHE_DIR": str(tmp_path)}
     out = subprocess.run(

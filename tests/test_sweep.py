@@ -97,6 +97,7 @@ def test_bad_specs_are_refused_with_their_line(tmp_path, text, message):
     assert message in str(info.value)
 
 
+@pytest.mark.slow  # a whole run (measured 10-80 s on 2 cores)
 def test_a_failing_run_is_stored_and_the_others_finish_and_resume_skips_them(tmp_path):
     # a left-hand side naming a field the data lack is only found when the data are loaded,
     # inside the run: that run is stored as failed and the sweep goes on
@@ -135,6 +136,7 @@ def test_a_failing_run_is_stored_and_the_others_finish_and_resume_skips_them(tmp
     )
 
 
+@pytest.mark.slow  # a whole run (measured 10-80 s on 2 cores)
 def test_an_interrupted_sweep_keeps_whole_rows_only(tmp_path, monkeypatch):
     from symweak.sweep import _execute
 
@@ -163,6 +165,7 @@ def test_an_interrupted_sweep_keeps_whole_rows_only(tmp_path, monkeypatch):
     assert len(keys) == len(set(keys)) == 3
 
 
+@pytest.mark.slow  # a whole run (measured 10-80 s on 2 cores)
 def test_a_run_whose_training_absorbed_ctrl_c_is_not_stored(tmp_path, monkeypatch):
     # Ctrl-C in a network run's training ends a phase early and the discovery goes on with
     # what it had learned (history.interrupted): a sweep must stop there and not store it
