@@ -199,7 +199,7 @@ def test_old_network_dictionary_warns_and_names_the_new_keywords():
     ):
         symweak.discover(obs, ops="id,^2", network={"kernels": 0}, progress=False)
     with (
-        pytest.warns(DeprecationWarning, match=r"scale='axis'"),
+        pytest.warns(DeprecationWarning, match=r"scales=\('axis',\)"),
         pytest.raises(symweak.SymweakError, match="kernels must be"),
     ):
         symweak.discover(obs, ops="id,^2", network={"test_scale": "axis", "kernels": 0})
