@@ -24,6 +24,7 @@ STREAMS = {
     "nearby": 67867967,  # + the draw number: test functions drawn where data are nearby
     "ensemble": 49979687,  # + 7919 k: the k-th member of discover(..., ensemble=K)
     "surrogates": 86028121,  # + 7919 k: the k-th extra surrogate of surrogates=K
+    "verdicts": 122949823,  # + the equation number: the halves verdicts are judged on
 }
 
 

@@ -147,9 +147,17 @@ def test_bench_set_options_reach_the_row_and_the_zoo(monkeypatch, capsys):
 
     def fake_run_case(name, ratio, noise, seed, **options):
         calls.append((name, ratio, noise, seed, options))
-        return {"system": name, "ratio": ratio, "noise": noise, "seed": seed, "TPR": [1.0],
-                "E_inf": [0.01], "seconds": 1.0, "equation": "u_t = u_xx",
-                "equation_display": "u_t = u_xx"}
+        return {
+            "system": name,
+            "ratio": ratio,
+            "noise": noise,
+            "seed": seed,
+            "TPR": [1.0],
+            "E_inf": [0.01],
+            "seconds": 1.0,
+            "equation": "u_t = u_xx",
+            "equation_display": "u_t = u_xx",
+        }
 
     monkeypatch.setattr(bench_module, "run_case", fake_run_case)
     monkeypatch.setattr(bench_module, "format_rows", lambda rows: "row")
@@ -168,7 +176,7 @@ def test_bench_set_options_reach_the_row_and_the_zoo(monkeypatch, capsys):
     assert "--set applies to a system's row" in capsys.readouterr().err
     assert len(calls) == n  # nothing ran
     # the full-grid sweep takes grid options (scales, unary, …) too
-    args = ["bench", "fullgrid", "burgers", "--noises", "0.1", "--set", "scales=[\"axis\"]"]
+    args = ["bench", "fullgrid", "burgers", "--noises", "0.1", "--set", 'scales=["axis"]']
     assert main(args) == 0
     assert calls[-1][:4] == ("burgers", 1.0, 0.1, 0)
     assert calls[-1][4]["scales"] == ["axis"]
@@ -185,7 +193,11 @@ def test_discover_set_options_reach_the_config(tmp_path, monkeypatch, capsys):
     args += ["--set", "eta=[0.15, 0.3]", "--set", "tests.scales=paper", "--set", "debias=false"]
     assert main(args) == 0
     settings = symweak.Discovery.load(run).settings
-    assert (settings["n_tests"], settings["eta"], settings["scales"]) == (300, [0.15, 0.3], ["paper"])
+    assert (settings["n_tests"], settings["eta"], settings["scales"]) == (
+        300,
+        [0.15, 0.3],
+        ["paper"],
+    )
     assert settings["debias"] is False and settings["method"] == "grid"
     capsys.readouterr()
     assert main(["discover", str(data), "--set", "kernels=64"]) == 2

@@ -69,4 +69,3 @@ def test_correlated_factors_are_left_as_they_are():
     np.testing.assert_array_equal(
         evaluate_functions([F], grids, sigma)[0], evaluate_functions([F], grids)[0]
     )
-

@@ -180,8 +180,8 @@ def test_complex_field_given_directly_is_split_with_the_u1_hypothesis(caplog):
         res = symweak.discover(obs, lhs="psi_t", progress=False)
     assert (
         "symweak: complex field(s) split into real and imaginary parts (psi = u + i v) with the "
-        "U(1) hypothesis; left-hand sides psi_t -> u_t, v_t (constraints=\"u1(u, v) as "
-        "equivariant\" imposes the phase symmetry instead)" in caplog.text
+        'U(1) hypothesis; left-hand sides psi_t -> u_t, v_t (constraints="u1(u, v) as '
+        'equivariant" imposes the phase symmetry instead)' in caplog.text
     )
     assert res.settings["complex_split"] == {"psi": ["u", "v"]}
     assert res.history.grid.rules[0]["rule"] == "u1(u, v)"

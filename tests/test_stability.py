@@ -182,4 +182,3 @@ def test_a_term_that_explains_less_than_the_residual_leaves_is_dropped():
 def test_minor_ratio_is_checked_before_anything_runs():
     with pytest.raises(symweak.SymweakError, match=r"minor_ratio must be a number >= 0"):
         symweak.Config.preset("network", minor_ratio=-0.1)
-

@@ -56,7 +56,8 @@ def test_mean_grid_averages_the_run_and_its_members():
 @pytest.mark.parametrize("value", [0, -1, 1.5, "2", True])
 def test_surrogates_must_be_a_whole_number_of_at_least_one(value):
     with pytest.raises(
-        symweak.SymweakError, match=r"config option surrogates must be an integer >= 1 or .auto., got "
+        symweak.SymweakError,
+        match=r"config option surrogates must be an integer >= 1 or .auto., got ",
     ):
         Config.preset("network", surrogates=value)
 
@@ -78,7 +79,9 @@ def test_network_run_on_the_mean_of_two_surrogates(tmp_path):
 
     obs = generate("burgers", cache=False, nt=41, nx=96).sample(0.25, seed=0)
     fast = dict(kernels=200, warmup_epochs=300, search_epochs=80, prune_epochs=80, tune_epochs=30)
-    res = symweak.discover(obs, ops="+,-,*", lhs="u_t", seed=0, progress=False, surrogates=2, **fast)
+    res = symweak.discover(
+        obs, ops="+,-,*", lhs="u_t", seed=0, progress=False, surrogates=2, **fast
+    )
     assert res.history.surrogates == 2
     assert res.settings["surrogates"] == 2
     coefs = {t.short(): c for t, c in res.system[0].coefficients.items()}
@@ -88,7 +91,6 @@ def test_network_run_on_the_mean_of_two_surrogates(tmp_path):
     res.save(tmp_path / "run.json")
     assert symweak.Discovery.load(tmp_path / "run.json").history.surrogates == 2
     assert child_seed(0, "surrogates") > 0
-
 
 
 def test_auto_uses_three_surrogates_from_the_noise_threshold():

@@ -168,10 +168,16 @@ def test_unit_shapes_follow_the_shape_tolerance():
     f = sympy.Float
     out = f(0.8) * sympy.exp(f(-0.68) * U) + f(0.1) * U
     # e^u on |u| <= 1.2 is 3.4 % from 1 + u + u²/2 + u³/6: offered at 1 %, not at 10 %
-    noisy = [term.short() for term in library_from_network([out], {0: [()]}, {"u": 0.5},
-                                                           field_max={"u": 1.2})]
-    clean = [term.short() for term in library_from_network([out], {0: [()]}, {"u": 0.5},
-                                                           field_max={"u": 1.2}, shape_tol=0.01)]
+    noisy = [
+        term.short()
+        for term in library_from_network([out], {0: [()]}, {"u": 0.5}, field_max={"u": 1.2})
+    ]
+    clean = [
+        term.short()
+        for term in library_from_network(
+            [out], {0: [()]}, {"u": 0.5}, field_max={"u": 1.2}, shape_tol=0.01
+        )
+    ]
     assert "exp(u)" not in noisy and "exp(u)" in clean
     assert set(noisy) < set(clean)
     # sin u on |u| <= 1 is 0.9 % from u - u³/6: not offered even at 1 %

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..data import Observations, load
 from ._systems import BenchmarkSystem, generate, get_system
-from .metrics import reconstruction_mse, score_system
+from .metrics import reconstruction_mse, score_system, verdict_scores
 
 __all__ = ["CLASSIC_FILES", "classic_observations", "format_rows", "run_case"]
 
@@ -87,6 +87,7 @@ def run_case(
         "coefficients": coefficient_table(res.system),
         "device": res.settings.get("device"),
         "intervals": {f.lhs: f.intervals for f in res.history.fits if f.intervals},
+        **_verdict_row(res, truth),
         "method": res.method,
         "rules": own_rules,
         "columns": columns,
@@ -108,6 +109,17 @@ def run_case(
         mse = reconstruction_mse(pred, full.fields)
         row["L"] = [mse[f] for f in full.field_names if f in mse]
     return row
+
+
+def _verdict_row(res, truth) -> dict:
+    """The run's verdicts and how they read against the truth (one entry per equation)."""
+    scores = verdict_scores(res, truth)
+    return {
+        "verdicts": {f.lhs: f.verdicts for f in res.history.fits if f.verdicts},
+        "honest": [v.honest for v in scores],
+        "exact": [v.exact for v in scores],
+        "uncertain": [v.uncertain for v in scores],
+    }
 
 
 def coefficient_table(system) -> dict[str, dict[str, float]]:

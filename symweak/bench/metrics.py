@@ -15,7 +15,14 @@ import numpy as np
 
 from ..ir import Equation, System
 
-__all__ = ["EquationScore", "reconstruction_mse", "score", "score_system"]
+__all__ = [
+    "EquationScore",
+    "VerdictScore",
+    "reconstruction_mse",
+    "score",
+    "score_system",
+    "verdict_scores",
+]
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,42 @@ def score_system(found: System | Equation, truth: System | Equation) -> list[Equ
     for t in truth_eqs:
         f = by_lhs.get(t.lhs, Equation(t.lhs, {}))
         out.append(score(f, t))
+    return out
+
+
+@dataclass(frozen=True)
+class VerdictScore:
+    """What a run's verdicts (docs/verdicts.md) say against the truth: ``honest`` (no false
+    term determined, every true term determined or uncertain), ``exact`` (the determined
+    terms are the truth, none uncertain), and the number of uncertain terms."""
+
+    honest: bool
+    exact: bool
+    uncertain: int
+
+
+def verdict_scores(result, truth: System | Equation) -> list[VerdictScore]:
+    """One :class:`VerdictScore` per true equation of ``result`` (a Discovery); an equation
+    without verdicts is judged by its returned terms, all taken as determined."""
+    truth_eqs = list(truth) if isinstance(truth, System) else [truth]
+    fits = {f.lhs: f.verdicts for f in result.history.fits}
+    found = {e.lhs.short(): e for e in result.system}
+    out = []
+    for t in truth_eqs:
+        lhs = t.lhs.short()
+        verdicts = fits.get(lhs) or {
+            k.short(): "determined" for k in (found[lhs].coefficients if lhs in found else {})
+        }
+        true = {k.short() for k in t.coefficients}
+        sure = {k for k, v in verdicts.items() if v == "determined"}
+        unsure = {k for k, v in verdicts.items() if v == "uncertain"}
+        out.append(
+            VerdictScore(
+                honest=not (sure - true) and true <= sure | unsure,
+                exact=sure == true and not unsure,
+                uncertain=len(unsure),
+            )
+        )
     return out
 
 

@@ -28,7 +28,6 @@ from ..operators import torch_functions
 __all__ = ["CompiledExpressions", "compile_expressions", "input_name"]
 
 
-
 def _is_field(a) -> bool:
     return isinstance(a, AppliedUndef) and all(isinstance(arg, sympy.Symbol) for arg in a.args)
 

@@ -187,4 +187,3 @@ def save(obs, path, **_options) -> None:
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, lambda tmp: WRITERS[ext](obs, tmp))
-

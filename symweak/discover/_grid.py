@@ -15,6 +15,7 @@ import numpy as np
 import sympy
 
 from .._errors import DataError, SymweakError
+from .._seeds import child_seed
 from ..ir import Equation, polynomial_library, product_library
 from ..regress import (
     drop_minor_terms,
@@ -37,6 +38,7 @@ from ._library import (
 )
 from ._scales import choose_scale
 from ._testfunctions import bump_for_orders, make_tests, spectral_radius, support_floor
+from ._verdicts import judge_equation
 
 __all__ = ["build_library", "estimate_noise", "evaluate_functions", "run"]
 
@@ -225,17 +227,35 @@ def run(problem, config) -> tuple[list[Equation], History]:
         scale=chosen,
         residuals={k: v[0] for k, v in tried.items()},
     )
-    history = History(
-        grid=record,
-        fits=[
-            FitRecord(
-                lhs=lhs.short(),
-                residual=fits[lhs][1].residual,
-                method=fits[lhs][1].method,
-                threshold=fits[lhs][1].threshold,
-                library_size=len(designs[lhs][0]),
-            )
-            for lhs in problem.lhs
-        ],
-    )
+    history = History(grid=record, fits=_records(problem, config, designs, fits))
     return equations, history
+
+
+def _records(problem, config, designs, fits) -> list[FitRecord]:
+    """One :class:`FitRecord` per equation, with what the data determine
+    (:func:`._verdicts.judge_equation`) unless ``uncertainty=False``."""
+    records = []
+    for e, lhs in enumerate(problem.lhs):
+        fit = fits[lhs][1]
+        lib, G, b = designs[lhs]
+        record = FitRecord(
+            lhs=lhs.short(),
+            residual=fit.residual,
+            method=fit.method,
+            threshold=fit.threshold,
+            library_size=len(lib),
+        )
+        if config.reporting.uncertainty:
+            judge_equation(
+                lhs,
+                lib,
+                G,
+                b,
+                fit.coef,
+                record,
+                how=config.selection.complexity,
+                constraints=problem.constraints,
+                seed=child_seed(problem.seed, "verdicts") + e,
+            )
+        records.append(record)
+    return records

@@ -253,7 +253,10 @@ class ReportingConfig:
     """What is computed beside the equation."""
 
     uncertainty: bool = _entry(
-        True, NETWORK, "bootstrap intervals, each term's price and the Pareto front"
+        True,
+        BOTH,
+        "what the data determine (verdicts, alternatives, detection floors); on the network "
+        "method also bootstrap intervals, each term's price and the Pareto front",
     )
 
     def validate(self) -> None:

@@ -109,6 +109,14 @@ class FitRecord:
     #: ``{term: held-out residual}`` of the kept support without that term (same halves of
     #: the test functions as ``pareto``): what the term's absence would leave unexplained
     without: dict = field(default_factory=dict)
+    #: what the data determine (docs/verdicts.md): ``{term: "determined" | "uncertain"}``
+    #: over the terms of ``alternatives`` (others are excluded by the data)
+    verdicts: dict = field(default_factory=dict)
+    #: the equations the data cannot tell apart from the best one, closest first:
+    #: ``[{"terms": {term: coefficient}, "held_out", "margin", "reason"}]``
+    alternatives: list = field(default_factory=list)
+    #: ``{term: smallest |coefficient| these data detect}`` for the uncertain terms
+    floors: dict = field(default_factory=dict)
 
 
 @dataclass

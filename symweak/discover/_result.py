@@ -3,8 +3,8 @@ simulation and persistence live in their own modules)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,16 +13,17 @@ import sympy
 from .._errors import SymweakError
 from ..ir import Equation, System
 from ._history import History
+from ._readings import Alternative, ParetoEquation, Readings, _and, _g
 from ._simulate import Simulation
 
-__all__ = ["UNEXPLAINED_WARNING", "Discovery", "Simulation"]
+__all__ = ["UNEXPLAINED_WARNING", "Alternative", "Discovery", "ParetoEquation", "Simulation"]
 
 #: an equation that leaves more than this part of its left-hand side's weak form
 #: unexplained (relative norm, held-out test functions) is flagged by ``Discovery.warnings``
 UNEXPLAINED_WARNING = 0.5
 
 
-class Discovery:
+class Discovery(Readings):
     """The result of :func:`discover`.
 
     Attributes
@@ -66,93 +67,6 @@ class Discovery:
         eqs = self.system.to_sympy()
         return eqs[0] if len(eqs) == 1 else eqs
 
-    @property
-    def inclusion_probabilities(self) -> dict:
-        """Stability selection's ``{term: probability}`` (terms as short text, the fraction
-        of resampled test-function halves whose selection held the term; 0 are left out);
-        ``{lhs: {...}}`` for a system; empty where it did not run (the full-grid method)."""
-        fits = self.history.fits if self.history is not None else []
-        per = {f.lhs: dict(f.probabilities) for f in fits}
-        if not any(per.values()):
-            return {}
-        return next(iter(per.values())) if len(per) == 1 else per
-
-    @property
-    def uncertainty(self) -> dict:
-        """Per kept term: ``{"coefficient", "interval": (low, high), "probability",
-        "without"}`` (terms as short text; 95 % bootstrap intervals over the final fit's test
-        functions, around the coefficient shown; the stability-selection inclusion
-        probability, None for equations fitted jointly by a pair rule; ``without``: the
-        part of the left-hand side's weak form the equation would leave unexplained without
-        this term, on the held-out test functions of :attr:`pareto` and :attr:`unexplained`,
-        None where not computed); ``{lhs: {...}}`` for a system; empty where it was not
-        computed (the full-grid method, ``uncertainty=False``).
-
-        ``without`` next to :attr:`unexplained` says how much the data need a term: well
-        above it, the rest of the equation cannot stand in for the term; close to it, the
-        data hardly tell the equation with the term from the one without."""
-        fits = {f.lhs: f for f in (self.history.fits if self.history is not None else [])}
-        per = {}
-        for eq in self.system:
-            fit = fits.get(eq.lhs.short())
-            if fit is None or not fit.intervals:
-                continue
-            per[eq.lhs.short()] = {
-                t.short(): {
-                    "coefficient": float(c),
-                    "interval": tuple(fit.intervals.get(t.short(), (float("nan"),) * 2)),
-                    "probability": fit.probabilities.get(t.short()),
-                    "without": fit.without.get(t.short()),
-                }
-                for t, c in eq.coefficients.items()
-            }
-        if not per:
-            return {}
-        return next(iter(per.values())) if len(self.system) == 1 else per
-
-    @property
-    def pareto(self) -> list | dict:
-        """The Pareto front of the final fit: :class:`ParetoEquation` entries, simplest
-        first (complexity × relative residual on held-out test functions), the chosen one
-        marked; ``{lhs: [...]}`` for a system; empty where it was not computed."""
-        fits = {f.lhs: f for f in (self.history.fits if self.history is not None else [])}
-        coords = self.settings.get("coords")
-        fields = self.settings.get("fields")
-        per = {}
-        for eq in self.system:
-            fit = fits.get(eq.lhs.short())
-            if fit is None or not fit.pareto:
-                continue
-            per[eq.lhs.short()] = [
-                ParetoEquation(
-                    _equation(eq.lhs.short(), p["terms"], coords, fields),
-                    p["complexity"],
-                    p["held_out"],
-                    p["chosen"],
-                )
-                for p in fit.pareto
-            ]
-        if not per:
-            return {}
-        return next(iter(per.values())) if len(self.system) == 1 else per
-
-    @property
-    def unexplained(self) -> dict | float:
-        """The part of each left-hand side's weak form that its equation leaves unexplained:
-        ‖Gξ − b‖/‖b‖ on held-out test functions where the Pareto front was computed (else on
-        the final fit's own), ``{lhs: r}`` for a system, empty where no fit was recorded.
-        Near 0 the equation holds against the test functions; near 1 it explains nothing of
-        the left-hand side, and the data did not determine an equation at all (Kuramoto–
-        Sivashinsky at 100 % noise: a single u_x with r = 0.9999, where the true three terms
-        leave 0.36 on the larger test functions alone)."""
-        per = {}
-        for fit in self.history.fits if self.history is not None else []:
-            chosen = [p["held_out"] for p in fit.pareto if p.get("chosen")]
-            per[fit.lhs] = float(chosen[0] if chosen else fit.residual)
-        if not per:
-            return {}
-        return next(iter(per.values())) if len(self.system) == 1 else per
-
     def warnings(self) -> list[str]:
         """Plain-language warnings about the result (one per equation that leaves more than
         :data:`UNEXPLAINED_WARNING` of its left-hand side unexplained); ``discover`` logs
@@ -160,13 +74,29 @@ class Discovery:
         per = self.unexplained
         if not isinstance(per, dict):
             per = {self.system[0].lhs.short(): per}
-        return [
+        out = [
             f"{lhs}: the equation leaves {100 * r:.0f} % of {lhs} unexplained; the data may be too "
             "noisy or too sparse to determine it. Compare the Pareto front and the intervals "
             "before using it."
             for lhs, r in per.items()
             if r > UNEXPLAINED_WARNING
         ]
+        alternatives = self._per_lhs("alternatives")
+        floors = self._per_lhs("floors")
+        for lhs, terms in self.uncertain_terms().items():
+            n = len(alternatives.get(lhs, []))
+            sizes = [
+                f"{t} with |coefficient| below {_g(float(floors[lhs][t]), 2)}"
+                for t in terms
+                if math.isfinite(float(floors.get(lhs, {}).get(t, math.inf)))
+            ]
+            text = f"{lhs}: these data cannot tell whether {_and(terms)} belong in the equation"
+            if n:
+                text += f" ({n} equations fit about as well, see res.alternatives)"
+            if sizes:
+                text += f"; they would not detect {_and(sizes)}"
+            out.append(text + ".")
+        return out
 
     def summary(self, digits: int | None = None) -> str:
         """What a person reads in a terminal: each equation, then per term its coefficient
@@ -200,6 +130,7 @@ class Discovery:
                 )
             if lhs in left:
                 lines.append(f"{lhs}: unexplained part of the weak form {left[lhs]:.4g}")
+            lines.extend(self._verdict_lines(lhs, digits))
             if fronts.get(lhs):
                 lines.append(f"{lhs}: Pareto front (complexity, held-out residual)")
                 for entry in fronts[lhs]:
@@ -241,7 +172,19 @@ class Discovery:
         return self.system.short(digits)
 
     def __str__(self) -> str:
-        return self.short(self.digits)
+        """The equations, and when the data leave terms uncertain one more line naming them."""
+        text = self.short(self.digits)
+        uncertain = self.uncertain_terms()
+        if uncertain:
+            text += (
+                "\nuncertain: "
+                + "; ".join(
+                    (f"{lhs}: " if len(self.system) > 1 else "") + ", ".join(terms)
+                    for lhs, terms in uncertain.items()
+                )
+                + " (the data cannot tell; see res.alternatives)"
+            )
+        return text
 
     def __repr__(self) -> str:
         eqs = " ; ".join(e.short(self.digits) for e in self.system)
@@ -350,28 +293,3 @@ class Discovery:
 
         parts = read_result(path)
         return cls(parts.pop("system"), **parts)
-
-
-@dataclass(frozen=True)
-class ParetoEquation:
-    """One equation of the Pareto front: the equation, its complexity (the configured
-    weights summed), its relative residual on held-out test functions, and whether it is
-    the one returned."""
-
-    equation: Equation
-    complexity: float
-    held_out: float
-    chosen: bool
-
-
-def _equation(lhs: str, terms: dict, coords, fields) -> Equation:
-    from ..grammar import parse_equation
-
-    text = f"{lhs} = " + " ".join(
-        f"{'-' if c < 0 else '+'} {abs(c)!r}*({t})" for t, c in terms.items()
-    )
-    return parse_equation(text, coords=",".join(coords) if coords else None, fields=fields)
-
-
-def _g(value: float, digits: int) -> str:
-    return f"{value:.{digits}g}"

@@ -102,9 +102,7 @@ class Operator:
         return self.sympy_fn(*args)
 
 
-def _fn(
-    name, cls, domain="real", *, network=True, function=True, numpy_name=None, c_name=None
-):
+def _fn(name, cls, domain="real", *, network=True, function=True, numpy_name=None, c_name=None):
     """A row for a SymPy function class with the same name in torch (and, by default, in
     NumPy and C)."""
 

@@ -30,3 +30,6 @@ from ._uncertainty import bootstrap_intervals as bootstrap_intervals
 from ._uncertainty import drop_one as drop_one
 from ._uncertainty import pareto_front as pareto_front
 from ._uncertainty import refit_support as refit_support
+from ._verdict import Alternative as Alternative
+from ._verdict import Judgement as Judgement
+from ._verdict import judge as judge

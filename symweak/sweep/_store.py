@@ -36,6 +36,9 @@ COLUMNS = (
     ("equation", "TEXT"),
     ("coefficients", "TEXT"),  # JSON: {lhs: {term: coefficient}}, every digit
     ("intervals", "TEXT"),  # JSON: {lhs: {term: [low, high]}}, 95 % (network path)
+    ("verdicts", "TEXT"),  # JSON: {lhs: {term: "determined" | "uncertain"}}
+    ("honest", "INTEGER"),  # 1: no false term determined, every true one determined or uncertain
+    ("exact", "INTEGER"),  # 1: the determined terms are the truth, none uncertain
     ("seconds", "REAL"),
     ("peak_memory_mib", "REAL"),  # the worker process's peak resident memory
     ("device", "TEXT"),
@@ -100,7 +103,7 @@ class Store:
             out = []
             for values in cur:
                 row = dict(zip(NAMES, values))
-                for name in ("config", "coefficients", "intervals", "versions"):
+                for name in ("config", "coefficients", "intervals", "verdicts", "versions"):
                     if row[name] is not None:
                         row[name] = json.loads(row[name])
                 out.append(row)
@@ -118,7 +121,7 @@ class Store:
 
         path = Path(path)
         frame = self.frame()
-        for name in ("config", "coefficients", "intervals", "versions"):
+        for name in ("config", "coefficients", "intervals", "verdicts", "versions"):
             frame[name] = frame[name].map(lambda v: None if v is None else json.dumps(v))
         if path.suffix.lower() == ".parquet":
             atomic_write(path, lambda tmp: frame.to_parquet(tmp, index=False))

@@ -24,6 +24,7 @@ from .._library import kept_indices
 from .._settings import (
     BOOTSTRAP_RESAMPLES,
 )
+from .._verdicts import judge_equation
 
 
 def _split_interval(lhs, term, lo: float, hi: float) -> dict:
@@ -141,11 +142,11 @@ def fit_records(state, cands, system, others, results, readable) -> list[FitReco
     tied_ci = {}
     if cfg.reporting.uncertainty and tied:
         tied_ci = _tied_uncertainty(state, cands, system, others, results, readable)
+    designs = _designs(state, cands, *system, readable)
     tied_p = {}
     if tied:
         fits = {lhs: fit for lhs, (_, fit) in results.items()}
-        joint = _designs(state, cands, *system, readable)
-        tied_p = tied_probabilities(joint, cands.ties, fits)
+        tied_p = tied_probabilities(designs, cands.ties, fits)
     records = []
     for e, lhs in enumerate(state.problem.lhs):
         fit = results[lhs][1]
@@ -171,6 +172,19 @@ def fit_records(state, cands, system, others, results, readable) -> list[FitReco
                 {**point, "terms": {t.short(): c for t, c in point["terms"].items()}}
                 for point in front
             ]
+        if cfg.reporting.uncertainty:
+            lib, G, b = designs[lhs]
+            judge_equation(
+                lhs,
+                lib,
+                G,
+                b,
+                fit.coef,
+                record,
+                how=cfg.selection.complexity,
+                constraints=state.problem.constraints,
+                seed=child_seed(state.problem.seed, "verdicts") + e,
+            )
         records.append(record)
     return records
 

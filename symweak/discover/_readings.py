@@ -1,0 +1,239 @@
+"""What a :class:`~._result.Discovery` says about how sure it is: inclusion probabilities,
+intervals, the Pareto front, the unexplained part of the weak form, and what the data
+determine (verdicts, alternatives, detection floors; docs/verdicts.md). All read the run's
+fit records (``history.fits``)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..ir import Equation
+
+__all__ = ["Alternative", "ParetoEquation", "Readings"]
+
+
+class Readings:
+    """The accessors :class:`~._result.Discovery` inherits (it provides ``system``,
+    ``history`` and ``settings``)."""
+
+    @property
+    def inclusion_probabilities(self) -> dict:
+        """Stability selection's ``{term: probability}`` (terms as short text, the fraction
+        of resampled test-function halves whose selection held the term; 0 are left out);
+        ``{lhs: {...}}`` for a system; empty where it did not run (the full-grid method)."""
+        fits = self.history.fits if self.history is not None else []
+        per = {f.lhs: dict(f.probabilities) for f in fits}
+        if not any(per.values()):
+            return {}
+        return next(iter(per.values())) if len(per) == 1 else per
+
+    @property
+    def uncertainty(self) -> dict:
+        """Per kept term: ``{"coefficient", "interval": (low, high), "probability",
+        "without"}`` (terms as short text; 95 % bootstrap intervals over the final fit's test
+        functions, around the coefficient shown; the stability-selection inclusion
+        probability, None for equations fitted jointly by a pair rule; ``without``: the
+        part of the left-hand side's weak form the equation would leave unexplained without
+        this term, on the held-out test functions of :attr:`pareto` and :attr:`unexplained`,
+        None where not computed); ``{lhs: {...}}`` for a system; empty where it was not
+        computed (the full-grid method, ``uncertainty=False``).
+
+        ``without`` next to :attr:`unexplained` says how much the data need a term: well
+        above it, the rest of the equation cannot stand in for the term; close to it, the
+        data hardly tell the equation with the term from the one without."""
+        fits = {f.lhs: f for f in (self.history.fits if self.history is not None else [])}
+        per = {}
+        for eq in self.system:
+            fit = fits.get(eq.lhs.short())
+            if fit is None or not fit.intervals:
+                continue
+            per[eq.lhs.short()] = {
+                t.short(): {
+                    "coefficient": float(c),
+                    "interval": tuple(fit.intervals.get(t.short(), (float("nan"),) * 2)),
+                    "probability": fit.probabilities.get(t.short()),
+                    "without": fit.without.get(t.short()),
+                }
+                for t, c in eq.coefficients.items()
+            }
+        if not per:
+            return {}
+        return next(iter(per.values())) if len(self.system) == 1 else per
+
+    @property
+    def pareto(self) -> list | dict:
+        """The Pareto front of the final fit: :class:`ParetoEquation` entries, simplest
+        first (complexity × relative residual on held-out test functions), the chosen one
+        marked; ``{lhs: [...]}`` for a system; empty where it was not computed."""
+        fits = {f.lhs: f for f in (self.history.fits if self.history is not None else [])}
+        coords = self.settings.get("coords")
+        fields = self.settings.get("fields")
+        per = {}
+        for eq in self.system:
+            fit = fits.get(eq.lhs.short())
+            if fit is None or not fit.pareto:
+                continue
+            per[eq.lhs.short()] = [
+                ParetoEquation(
+                    _equation(eq.lhs.short(), p["terms"], coords, fields),
+                    p["complexity"],
+                    p["held_out"],
+                    p["chosen"],
+                )
+                for p in fit.pareto
+            ]
+        if not per:
+            return {}
+        return next(iter(per.values())) if len(self.system) == 1 else per
+
+    def _per_lhs(self, attribute: str) -> dict:
+        """``{lhs: the fit record's attribute}`` for every equation that recorded one."""
+        fits = self.history.fits if self.history is not None else []
+        return {f.lhs: getattr(f, attribute) for f in fits if getattr(f, attribute)}
+
+    def _one_or_all(self, per: dict):
+        if not per:
+            return {}
+        return next(iter(per.values())) if len(self.system) == 1 else per
+
+    @property
+    def verdicts(self) -> dict:
+        """What the data decide about each term (docs/verdicts.md): ``{"u_xx":
+        "determined", "u^3": "uncertain", ...}`` over the terms of :attr:`alternatives`;
+        candidates not listed are excluded by the data. ``{lhs: {...}}`` for a system (one
+        mapping per left-hand side, ``res.verdicts["v_t"]``); empty where not computed
+        (``uncertainty=False``)."""
+        return self._one_or_all(self._per_lhs("verdicts"))
+
+    @property
+    def alternatives(self) -> list | dict:
+        """The equations the data cannot tell apart from the best one, closest first
+        (:class:`Alternative`: the equation, its misfit on held-out test functions, the
+        margin by which it is within reach and why); ``{lhs: [...]}`` for a system."""
+        coords, fields = self.settings.get("coords"), self.settings.get("fields")
+        per = {
+            lhs: [
+                Alternative(
+                    _equation(lhs, a["terms"], coords, fields),
+                    float(a["held_out"]),
+                    float(a["margin"]),
+                    a.get("reason", "fit"),
+                )
+                for a in alts
+            ]
+            for lhs, alts in self._per_lhs("alternatives").items()
+        }
+        return self._one_or_all(per)
+
+    @property
+    def detection_floor(self) -> dict:
+        """``{term: smallest |coefficient|}`` for each term the alternatives differ in: a
+        term of that kind smaller than this (in the data's units) would not be detected in
+        these data (inf: at no size, other terms stand in for it); ``{lhs: {...}}`` for a
+        system."""
+        per = {
+            lhs: {t: float(v) for t, v in floors.items()}
+            for lhs, floors in self._per_lhs("floors").items()
+        }
+        return self._one_or_all(per)
+
+    def uncertain_terms(self) -> dict:
+        """``{lhs: [terms the data leave uncertain]}`` (only equations that have some)."""
+        out = {}
+        for lhs, verdicts in self._per_lhs("verdicts").items():
+            terms = [t for t, v in verdicts.items() if v == "uncertain"]
+            if terms:
+                out[lhs] = terms
+        return out
+
+    @property
+    def unexplained(self) -> dict | float:
+        """The part of each left-hand side's weak form that its equation leaves unexplained:
+        ‖Gξ − b‖/‖b‖ on held-out test functions where the Pareto front was computed (else on
+        the final fit's own), ``{lhs: r}`` for a system, empty where no fit was recorded.
+        Near 0 the equation holds against the test functions; near 1 it explains nothing of
+        the left-hand side, and the data did not determine an equation at all (Kuramoto–
+        Sivashinsky at 100 % noise: a single u_x with r = 0.9999, where the true three terms
+        leave 0.36 on the larger test functions alone)."""
+        per = {}
+        for fit in self.history.fits if self.history is not None else []:
+            chosen = [p["held_out"] for p in fit.pareto if p.get("chosen")]
+            per[fit.lhs] = float(chosen[0] if chosen else fit.residual)
+        if not per:
+            return {}
+        return next(iter(per.values())) if len(self.system) == 1 else per
+
+    def _verdict_lines(self, lhs: str, digits: int) -> list[str]:
+        """The summary's lines on what the data determine for one equation."""
+        verdicts = self._per_lhs("verdicts").get(lhs)
+        if not verdicts:
+            return []
+        sure = [t for t, v in verdicts.items() if v == "determined"]
+        unsure = [t for t, v in verdicts.items() if v == "uncertain"]
+        lines = [
+            f"{lhs}: determined {', '.join(sure) or '(none)'}"
+            + (f"; uncertain {', '.join(unsure)} (the data cannot tell)" if unsure else "")
+        ]
+        alternatives = self.alternatives
+        alternatives = alternatives.get(lhs, []) if isinstance(alternatives, dict) else alternatives
+        if len(alternatives) > 1:
+            lines.append(f"{lhs}: equations the data cannot tell apart (held-out misfit, margin)")
+            lines.extend(
+                f"  {a.held_out:.4g}  {a.margin:+.3f}  {a.equation.short(digits)}"
+                + ("  (stand-in)" if a.reason == "stand-in" else "")
+                for a in alternatives
+            )
+        floors = self._per_lhs("floors").get(lhs) or {}
+        if floors:
+            lines.append(
+                f"{lhs}: detection floor (smaller |coefficient| would not be detected): "
+                + ", ".join(
+                    f"{t} {_g(float(v), 2) if math.isfinite(float(v)) else 'none at any size'}"
+                    for t, v in floors.items()
+                )
+            )
+        return lines
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """An equation the data cannot tell apart from the best one: the equation, its relative
+    misfit on held-out test functions, the margin by which its score is within reach of the
+    best (≥ 0; negative for ``reason="stand-in"``: the best plus a term that the others
+    can stand in for, which the data neither need nor exclude) and the reason."""
+
+    equation: Equation
+    held_out: float
+    margin: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class ParetoEquation:
+    """One equation of the Pareto front: the equation, its complexity (the configured
+    weights summed), its relative residual on held-out test functions, and whether it is
+    the one returned."""
+
+    equation: Equation
+    complexity: float
+    held_out: float
+    chosen: bool
+
+
+def _equation(lhs: str, terms: dict, coords, fields) -> Equation:
+    from ..grammar import parse_equation
+
+    text = f"{lhs} = " + " ".join(
+        f"{'-' if c < 0 else '+'} {abs(c)!r}*({t})" for t, c in terms.items()
+    )
+    return parse_equation(text, coords=",".join(coords) if coords else None, fields=fields)
+
+
+def _and(names) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _g(value: float, digits: int) -> str:
+    return f"{value:.{digits}g}"

@@ -1,0 +1,304 @@
+"""What the data determine: the supports a weak system cannot tell apart from the best one, a
+verdict per term, and the smallest coefficient of each doubtful term these data would detect.
+
+All on one weak system ``G ξ = b`` (rows are test functions). Supports are scored by the
+selection's ``log`` criterion (log of the misfit against the full least-squares fit, plus
+``LOG_PENALTY`` per unit of complexity), each on ``resamples`` random halves of the rows. The
+halves are what the data's own noise makes of the test functions: a support whose score is
+within ``reach`` standard deviations (of its paired difference over the halves) of the best
+support's cannot be told from it, and is an *alternative*. Candidates: the chosen support,
+every support one term away from it (drop, add, swap), and one more such step from each
+alternative found. A term in every alternative is *determined*, one in some is *uncertain*,
+every other candidate term is excluded by the data.
+
+Each half's sufficient statistics (GᵀG, Gᵀb, bᵀb, of unit-norm columns) make a support's
+score a small solve, so hundreds of supports × halves cost milliseconds, and the detection
+floor (the left-hand side shifted by c·G_t for growing c until the support without t is
+rejected) needs no refit of the full system.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._sparse import LOG_FLOOR, LOG_PENALTY, _check
+
+__all__ = ["Alternative", "Judgement", "judge"]
+
+#: random halves of the test functions each support is scored on
+RESAMPLES = 40
+#: a support is within reach of the best when its mean score difference is at most this
+#: many standard deviations of that difference over the halves
+REACH = 1.0
+#: alternatives kept per equation (the closest first)
+MAX_ALTERNATIVES = 8
+#: neighbourhood steps from the chosen support
+STEPS = 2
+#: a term added to the best support whose coefficient moves by more than this (standard
+#: deviation over the halves, as a part of the left-hand side: |ξ_t|·‖G_t‖/‖b‖) is one the
+#: data cannot exclude even though it explains nothing more: other terms of the support
+#: stand in for it (u³ beside u and u² on data in [0, 1])
+COLLINEAR = 0.3
+
+
+@dataclass
+class Alternative:
+    """A support the data cannot tell from the best: its coefficients (least squares on
+    all rows), relative misfit on held-out halves, and ``margin`` = reach − mean score
+    difference from the best (≥ 0; larger: closer to the best)."""
+
+    support: tuple[int, ...]
+    coef: np.ndarray
+    held_out: float
+    margin: float
+    score: float
+    #: "fit": within reach of the best's score; "stand-in": the best plus a term the others
+    #: can stand in for (the data explain as much with it as without, and fix no size for it)
+    reason: str = "fit"
+
+
+@dataclass
+class Judgement:
+    """``verdicts`` ``{column: "determined" | "uncertain"}`` (absent columns are excluded),
+    ``alternatives`` (best first), ``floors`` ``{column: smallest |coefficient| detected}``
+    for the uncertain columns (on the original column scale)."""
+
+    verdicts: dict[int, str]
+    alternatives: list[Alternative]
+    floors: dict[int, float] = field(default_factory=dict)
+
+
+class _Halves:
+    """Per-half sufficient statistics of the unit-norm-scaled system."""
+
+    def __init__(self, G, b, resamples: int, seed: int):
+        self.scale = np.linalg.norm(G, axis=0)
+        self.scale[self.scale == 0] = 1.0
+        nb = np.linalg.norm(b) or 1.0
+        self.nb = nb
+        Gs, bs = G / self.scale, b / nb
+        K = G.shape[0]
+        rng = np.random.default_rng(seed)
+        self.rows = [rng.permutation(K)[: max(K // 2, 1)] for _ in range(resamples)]
+        self.A = np.stack([Gs[r].T @ Gs[r] for r in self.rows])
+        self.v0 = np.stack([Gs[r].T @ bs[r] for r in self.rows])
+        self.bb0 = np.array([bs[r] @ bs[r] for r in self.rows])
+        self.pinv = np.stack([np.linalg.pinv(a, rcond=1e-12, hermitian=True) for a in self.A])
+        self.Gs, self.bs = Gs, bs
+        self.shift(None, 0.0)
+
+    def shift(self, base: np.ndarray | None, c: float, col: int | None = None) -> None:
+        """Use b' = base + c·G_col (scaled units; ``base`` None: the data's own b)."""
+        if base is None:
+            self.v, self.bb = self.v0, self.bb0
+        else:
+            v = np.stack([self.Gs[r].T @ base[r] for r in self.rows])
+            bb = np.array([base[r] @ base[r] for r in self.rows])
+            if col is not None and c:
+                cross = np.array([self.Gs[r, col] @ base[r] for r in self.rows])
+                v = v + c * self.A[:, :, col]
+                bb = bb + 2 * c * cross + c * c * self.A[:, col, col]
+            self.v, self.bb = v, bb
+        explained = np.einsum("ki,kij,kj->k", self.v, self.pinv, self.v)
+        self.rss_full = np.maximum(self.bb - explained, 0.0)
+        self.fitted = np.sqrt(np.maximum(explained, 1e-300))
+        self.floor = np.maximum(0.1 * np.sqrt(self.rss_full) / self.fitted, LOG_FLOOR)
+
+    def scores(self, support: Sequence[int], weight: float) -> np.ndarray:
+        """The log criterion of ``support`` on every half."""
+        s = list(support)
+        if s:
+            A = self.A[:, s][:, :, s]
+            v = self.v[:, s]
+            try:
+                xi = np.linalg.solve(A, v[..., None])[..., 0]
+            except np.linalg.LinAlgError:
+                xi = np.stack([np.linalg.lstsq(a, y, rcond=None)[0] for a, y in zip(A, v)])
+            rss = self.bb - np.einsum("ki,ki->k", xi, v)
+        else:
+            rss = self.bb.copy()
+        misfit = np.sqrt(np.maximum(rss - self.rss_full, 0.0)) / self.fitted
+        return np.log(misfit + self.floor) + LOG_PENALTY * weight
+
+    def spread(self, support: Sequence[int], j: int) -> float:
+        """Standard deviation over the halves of column ``j``'s coefficient in ``support``'s
+        fit, as a part of the left-hand side (scaled units)."""
+        s = list(support)
+        A = self.A[:, s][:, :, s]
+        v = self.v[:, s]
+        try:
+            xi = np.linalg.solve(A, v[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            xi = np.stack([np.linalg.lstsq(a, y, rcond=None)[0] for a, y in zip(A, v)])
+        return float(xi[:, s.index(j)].std(ddof=1))
+
+    def held_out(self, support: Sequence[int]) -> float:
+        """Mean relative misfit on the other half of each half the support is fitted on."""
+        s = list(support)
+        if not s:
+            return 1.0
+        K = self.Gs.shape[0]
+        out = []
+        for r in self.rows:
+            rest = np.setdiff1d(np.arange(K), r)
+            xi, *_ = np.linalg.lstsq(self.Gs[r][:, s], self.bs[r], rcond=None)
+            nb = np.linalg.norm(self.bs[rest]) or 1.0
+            out.append(np.linalg.norm(self.Gs[rest][:, s] @ xi - self.bs[rest]) / nb)
+        return float(np.mean(out))
+
+
+def _neighbours(support: tuple, S: int, keep: set) -> set:
+    """Supports one term away: each term dropped (not a kept one), each added, each swapped."""
+    have = set(support)
+    out = set()
+    for j in range(S):
+        if j not in have:
+            out.add(tuple(sorted(have | {j})))
+    for i in support:
+        if i in keep:
+            continue
+        less = have - {i}
+        if less:
+            out.add(tuple(sorted(less)))
+        for j in range(S):
+            if j not in have:
+                out.add(tuple(sorted(less | {j})))
+    return out
+
+
+def _within(diffs: np.ndarray, reach: float) -> tuple[bool, float]:
+    """Whether paired score differences (candidate − best) leave the candidate within reach,
+    and the margin (reach·sd − mean; ≥ 0 when within)."""
+    mean, sd = float(diffs.mean()), float(diffs.std(ddof=1)) if diffs.size > 1 else 0.0
+    margin = reach * sd - mean
+    return margin >= 0.0, margin
+
+
+def judge(
+    G,
+    b,
+    chosen: Sequence[int],
+    *,
+    complexity: Sequence[float] | None = None,
+    keep: Sequence[int] = (),
+    seed: int = 0,
+    resamples: int = RESAMPLES,
+    reach: float = REACH,
+    floors: bool = True,
+) -> Judgement:
+    """The alternatives to ``chosen`` (column indices) on ``G ξ = b``, a verdict per column
+    that appears in any of them, and the detection floor of each uncertain column."""
+    G, b = _check(G, b)
+    S = G.shape[1]
+    weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
+    kept = {int(k) for k in keep}
+    halves = _Halves(G, b, resamples, seed)
+    chosen_key = tuple(sorted({int(j) for j in chosen} | kept))
+    scored: dict[tuple, np.ndarray] = {}
+
+    def score(s):
+        if s not in scored:
+            scored[s] = halves.scores(s, float(weights[list(s)].sum()))
+        return scored[s]
+
+    frontier = {chosen_key}
+    score(chosen_key)
+    within: set = {chosen_key}
+    for _ in range(STEPS):
+        grown = set()
+        for s in frontier:
+            grown |= _neighbours(s, S, kept)
+        for s in grown:
+            score(s)
+        best = min(scored, key=lambda s: scored[s].mean())
+        new = {s for s in scored if _within(scored[s] - scored[best], reach)[0]} - within
+        within |= new
+        frontier = new
+        if not frontier:
+            break
+    best = min(scored, key=lambda s: scored[s].mean())
+    found = []
+    for s in scored:
+        ok, margin = _within(scored[s] - scored[best], reach)
+        if ok:
+            found.append((s, margin))
+    found.sort(key=lambda p: (-p[1], len(p[0])))
+    found = [(s, m, "fit") for s, m in found[:MAX_ALTERNATIVES]]
+    found += _stand_ins(halves, best, S, found, scored)
+    alternatives = [
+        Alternative(s, _coef(G, b, s), halves.held_out(s), float(m), float(scored[s].mean()), why)
+        for s, m, why in found
+    ]
+    supports = [set(a.support) for a in alternatives]
+    union = set().union(*supports) if supports else set()
+    common = set.intersection(*supports) if supports else set()
+    verdicts = {j: ("determined" if j in common else "uncertain") for j in sorted(union)}
+    out = Judgement(verdicts, alternatives)
+    if floors:
+        for j in sorted(union - common):
+            out.floors[j] = _floor(halves, G, b, alternatives[0].support, j, weights, reach)
+    return out
+
+
+def _stand_ins(halves: _Halves, best: tuple, S: int, found, scored) -> list:
+    """The best support plus each term whose coefficient the data leave loose
+    (:data:`COLLINEAR`), as alternatives (margin: their score's distance from the best)."""
+    have = {s for s, *_ in found}
+    out = []
+    for j in range(S):
+        s = tuple(sorted(set(best) | {j}))
+        if j in best or s in have:
+            continue
+        if halves.spread(s, j) >= COLLINEAR:
+            diffs = scored[s] - scored[best] if s in scored else np.zeros(1)
+            out.append((s, -float(diffs.mean()), "stand-in"))
+    return out
+
+
+def _coef(G, b, support) -> np.ndarray:
+    coef = np.zeros(G.shape[1])
+    s = list(support)
+    if s:
+        scale = np.linalg.norm(G[:, s], axis=0)
+        scale[scale == 0] = 1.0
+        z, *_ = np.linalg.lstsq(G[:, s] / scale, b, rcond=None)
+        coef[s] = z / scale
+    return coef
+
+
+def _floor(halves: _Halves, G, b, best: tuple, j: int, weights, reach: float) -> float:
+    """The smallest |coefficient| of column ``j`` at which the best support without ``j``
+    is rejected in favour of the same support with ``j``: the data's b with j's fitted part
+    (in the best support with j) removed, plus c·G_j, for c growing geometrically, refined
+    by bisection (original column units; inf when no size up to 100× the left-hand side's
+    norm is detected)."""
+    s0 = tuple(k for k in best if k != j)
+    s1 = tuple(sorted(set(best) | {j}))
+    coef = _coef(G, b, s1)
+    sign = np.sign(coef[j]) or 1.0
+    base = halves.bs - halves.Gs[:, j] * coef[j] * halves.scale[j] / halves.nb
+    w0, w1 = float(weights[list(s0)].sum()), float(weights[list(s1)].sum())
+
+    def detected(c: float) -> bool:
+        halves.shift(base, sign * c, j)
+        d = halves.scores(s0, w0) - halves.scores(s1, w1)
+        return float(d.mean()) > reach * float(d.std(ddof=1))
+
+    lo, hi = 0.0, 1e-4
+    while not detected(hi):
+        lo, hi = hi, hi * 4
+        if hi > 100:
+            halves.shift(None, 0.0)
+            return float("inf")
+    for _ in range(12):
+        mid = np.sqrt(lo * hi) if lo > 0 else hi / 4
+        if detected(mid):
+            hi = mid
+        else:
+            lo = mid
+    halves.shift(None, 0.0)
+    # scaled units -> the column's own: c·G_j/‖G_j‖·‖b‖
+    return float(hi * halves.nb / halves.scale[j])

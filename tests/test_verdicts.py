@@ -1,0 +1,148 @@
+"""What the data determine: verdicts, alternatives and detection floors (regress.judge) and
+how a Discovery reports and keeps them."""
+
+import json
+
+import numpy as np
+import pytest
+
+from symweak import parse_equation
+from symweak.bench.metrics import verdict_scores
+from symweak.discover import Discovery
+from symweak.discover._history import FitRecord, History
+from symweak.ir import System
+from symweak.regress import judge
+
+
+def _system(c: float, noise: float = 0.5, seed: int = 0):
+    """Six independent columns; b = G_0 + c·G_1 + noise."""
+    rng = np.random.default_rng(seed)
+    G = rng.normal(size=(300, 6))
+    return G, G[:, 0] + c * G[:, 1] + noise * rng.normal(size=300)
+
+
+def test_a_term_far_above_its_floor_is_determined_and_an_absent_one_excluded():
+    G, b = _system(0.4)
+    found = judge(G, b, [0], seed=0)  # the selection missed column 1: the judge finds it
+    assert found.verdicts == {0: "determined", 1: "determined"}
+    assert found.floors == {}
+    assert [a.support for a in found.alternatives] == [(0, 1)]
+    assert found.alternatives[0].coef[1] == pytest.approx(0.4, abs=0.05)
+    G, b = _system(0.0)
+    assert judge(G, b, [0, 1], seed=0).verdicts == {0: "determined"}
+
+
+def test_a_term_below_its_floor_comes_back_uncertain_with_the_floor():
+    G, b = _system(0.12)
+    found = judge(G, b, [0], seed=0)
+    assert found.verdicts == {0: "determined", 1: "uncertain"}
+    assert {a.support for a in found.alternatives} == {(0,), (0, 1)}
+    assert all(a.margin >= 0 and a.reason == "fit" for a in found.alternatives)
+    # the floor is where the term would be detected: above the true 0.12, and a term of
+    # twice the floor's size is determined in the same noise
+    assert set(found.floors) == {1}
+    floor = found.floors[1]
+    assert 0.12 < floor < 0.3
+    rng = np.random.default_rng(0)
+    G2 = rng.normal(size=(300, 6))
+    b2 = G2[:, 0] + 2 * floor * G2[:, 1] + 0.5 * rng.normal(size=300)
+    assert judge(G2, b2, [0], seed=0).verdicts[1] == "determined"
+
+
+def test_a_term_that_others_stand_in_for_is_uncertain_not_excluded():
+    """u − u² on u in [0, 1], noisy: u³ is nearly u and u² combined, so the data explain as
+    much without it and fix no size for it: uncertain (a stand-in), with a large floor."""
+    rng = np.random.default_rng(1)
+    u = rng.uniform(0, 1, 400)
+    G = np.column_stack([u, u**2, u**3, np.sin(7 * u)])
+    b = u - u**2 + 0.1 * rng.normal(size=400)
+    found = judge(G, b, [0, 1], seed=0)
+    assert found.verdicts[2] == "uncertain"
+    assert 3 not in found.verdicts
+    assert any(a.reason == "stand-in" and 2 in a.support for a in found.alternatives)
+    assert found.floors == {2: pytest.approx(0.74, abs=0.05)}
+
+
+def test_judging_is_seeded():
+    G, b = _system(0.1)
+    a, b_ = judge(G, b, [0], seed=3), judge(G, b, [0], seed=3)
+    assert a.verdicts == b_.verdicts and a.floors == b_.floors
+
+
+def _result(tmp_path=None):
+    system = System([parse_equation("u_t = 0.8*u - 0.8*u^2")])
+    record = FitRecord(
+        lhs="u_t",
+        residual=0.05,
+        method="mstls",
+        verdicts={"u": "determined", "u^2": "determined", "u_xx": "uncertain"},
+        alternatives=[
+            {"terms": {"u": 0.8, "u^2": -0.8}, "held_out": 0.06, "margin": 0.2, "reason": "fit"},
+            {
+                "terms": {"u": 0.79, "u^2": -0.81, "u_xx": 0.04},
+                "held_out": 0.058,
+                "margin": 0.05,
+                "reason": "fit",
+            },
+        ],
+        floors={"u_xx": 0.11},
+    )
+    return Discovery(system, history=History(fits=[record]), settings={"coords": ["t", "x"]})
+
+
+def test_a_discovery_reports_verdicts_alternatives_and_floors():
+    res = _result()
+    assert res.verdicts == {"u": "determined", "u^2": "determined", "u_xx": "uncertain"}
+    assert res.detection_floor == {"u_xx": 0.11}
+    alts = res.alternatives
+    assert [a.equation.short() for a in alts] == [
+        "u_t = 0.8*u - 0.8*u^2",
+        "u_t = 0.79*u - 0.81*u^2 + 0.04*u_xx",
+    ]
+    assert [a.held_out for a in alts] == [0.06, 0.058]
+    assert str(res) == (
+        "u_t = 0.8*u - 0.8*u^2\nuncertain: u_xx (the data cannot tell; see res.alternatives)"
+    )
+    assert res.warnings() == [
+        "u_t: these data cannot tell whether u_xx belong in the equation (2 equations fit "
+        "about as well, see res.alternatives); they would not detect u_xx with |coefficient| "
+        "below 0.11."
+    ]
+    text = res.summary()
+    assert "u_t: determined u, u^2; uncertain u_xx (the data cannot tell)" in text
+    assert "  0.058  +0.050  u_t = 0.79*u - 0.81*u^2 + 0.04*u_xx" in text
+    assert "u_t: detection floor (smaller |coefficient| would not be detected): u_xx 0.11" in text
+
+
+def test_save_and_load_keep_what_the_data_determine(tmp_path):
+    res = _result()
+    res.save(tmp_path / "run.json")
+    back = Discovery.load(tmp_path / "run.json")
+    assert back.verdicts == res.verdicts
+    assert back.detection_floor == res.detection_floor
+    assert [a.equation for a in back.alternatives] == [a.equation for a in res.alternatives]
+    data = json.loads((tmp_path / "run.json").read_text())
+    assert data["history"]["fits"][0]["floors"] == {"u_xx": 0.11}
+
+
+def test_an_infinite_floor_survives_json(tmp_path):
+    res = _result()
+    res.history.fits[0].floors = {"u_xx": float("inf")}
+    res.save(tmp_path / "run.json")
+    back = Discovery.load(tmp_path / "run.json")
+    assert back.detection_floor == {"u_xx": float("inf")}
+    assert "u_xx none at any size" in back.summary()
+
+
+def test_verdict_scores_read_honest_and_exact_against_the_truth():
+    res = _result()
+    truth = parse_equation("u_t = 0.05*u_xx + 0.8*u - 0.8*u^2")
+    (s,) = verdict_scores(res, truth)
+    assert (s.honest, s.exact, s.uncertain) == (True, False, 1)
+    (s,) = verdict_scores(res, parse_equation("u_t = 0.8*u - 0.8*u^2"))
+    assert (s.honest, s.exact) == (True, False)
+    (s,) = verdict_scores(res, parse_equation("u_t = 0.8*u + 0.1*u_x"))
+    assert (s.honest, s.exact) == (False, False)
+    res.history.fits[0].verdicts = {"u": "determined", "u^2": "determined"}
+    (s,) = verdict_scores(res, parse_equation("u_t = 0.8*u - 0.8*u^2"))
+    assert (s.honest, s.exact, s.uncertain) == (True, True, 0)
