@@ -38,7 +38,7 @@ from ._library import (
 )
 from ._scales import choose_scale
 from ._testfunctions import bump_for_orders, make_tests, spectral_radius, support_floor
-from ._verdicts import judge_equation
+from ._verdicts import judge_equation, record_uncertainty
 
 __all__ = ["build_library", "estimate_noise", "evaluate_functions", "run"]
 
@@ -227,13 +227,16 @@ def run(problem, config) -> tuple[list[Equation], History]:
         scale=chosen,
         residuals={k: v[0] for k, v in tried.items()},
     )
-    history = History(grid=record, fits=_records(problem, config, designs, fits))
+    others = [v[2] for k, v in tried.items() if k != chosen]
+    history = History(grid=record, fits=_records(problem, config, designs, fits, others))
     return equations, history
 
 
-def _records(problem, config, designs, fits) -> list[FitRecord]:
-    """One :class:`FitRecord` per equation, with what the data determine
-    (:func:`._verdicts.judge_equation`) unless ``uncertainty=False``."""
+def _records(problem, config, designs, fits, others) -> list[FitRecord]:
+    """One :class:`FitRecord` per equation, with intervals, prices, the Pareto front
+    (:func:`._verdicts.record_uncertainty`, the other scales' designs widening the
+    intervals) and what the data determine (:func:`._verdicts.judge_equation`) unless
+    ``uncertainty=False``."""
     records = []
     for e, lhs in enumerate(problem.lhs):
         fit = fits[lhs][1]
@@ -245,7 +248,19 @@ def _records(problem, config, designs, fits) -> list[FitRecord]:
             threshold=fit.threshold,
             library_size=len(lib),
         )
-        if config.reporting.uncertainty:
+        if config.reporting.uncertainty and len(fit.coef) == len(lib):
+            record_uncertainty(
+                record,
+                lhs,
+                lib,
+                G,
+                b,
+                fit.coef,
+                how=config.selection.complexity,
+                constraints=problem.constraints,
+                seed=child_seed(problem.seed, "stability") + 1 + e,
+                others=[(o[lhs][1], o[lhs][2]) for o in others],
+            )
             judge_equation(
                 lhs,
                 lib,

@@ -255,8 +255,8 @@ class ReportingConfig:
     uncertainty: bool = _entry(
         True,
         BOTH,
-        "what the data determine (verdicts, alternatives, detection floors); on the network "
-        "method also bootstrap intervals, each term's price and the Pareto front",
+        "what the data determine (verdicts, alternatives, detection floors), bootstrap "
+        "intervals, each term's price and the Pareto front",
     )
 
     def validate(self) -> None:

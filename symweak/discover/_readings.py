@@ -21,7 +21,8 @@ class Readings:
     def inclusion_probabilities(self) -> dict:
         """Stability selection's ``{term: probability}`` (terms as short text, the fraction
         of resampled test-function halves whose selection held the term; 0 are left out);
-        ``{lhs: {...}}`` for a system; empty where it did not run (the full-grid method)."""
+        ``{lhs: {...}}`` for a system; empty where it did not run (the full-grid method, which
+        selects once)."""
         fits = self.history.fits if self.history is not None else []
         per = {f.lhs: dict(f.probabilities) for f in fits}
         if not any(per.values()):
@@ -37,7 +38,8 @@ class Readings:
         part of the left-hand side's weak form the equation would leave unexplained without
         this term, on the held-out test functions of :attr:`pareto` and :attr:`unexplained`,
         None where not computed); ``{lhs: {...}}`` for a system; empty where it was not
-        computed (the full-grid method, ``uncertainty=False``).
+        computed (``uncertainty=False``). The full-grid method widens its intervals by the
+        other test-function scale instead of other surrogate variants.
 
         ``without`` next to :attr:`unexplained` says how much the data need a term: well
         above it, the rest of the equation cannot stand in for the term; close to it, the

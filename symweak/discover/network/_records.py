@@ -3,14 +3,9 @@ kept term's price and the Pareto front of supports (:class:`~.._history.FitRecor
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..._seeds import child_seed
-from ...ir import Equation
 from ...regress import (
     bootstrap_intervals,
-    drop_one,
-    merge_columns,
     pareto_front,
     refit_support,
     self_ties,
@@ -24,14 +19,7 @@ from .._library import kept_indices
 from .._settings import (
     BOOTSTRAP_RESAMPLES,
 )
-from .._verdicts import judge_equation
-
-
-def _split_interval(lhs, term, lo: float, hi: float) -> dict:
-    """``{name: [lo, hi]}`` for the terms the equation shows in place of ``term``: itself,
-    or each monomial of a sum ((u² + v²)·v prints as u²·v and v³), scaled by its factor."""
-    parts = Equation(lhs, {term: 1.0}).coefficients
-    return {t.short(): sorted([k * lo, k * hi]) for t, k in parts.items()}
+from .._verdicts import judge_equation, record_uncertainty, split_interval
 
 
 def _designs(state, cands, G, b, readable) -> dict:
@@ -75,60 +63,23 @@ def _tied_uncertainty(state, cands, system, others, results, readable) -> dict:
 
 
 def _uncertainty(state, cands, system, e, cols, fit, record, others=(), groups=None) -> None:
-    """95 % bootstrap intervals of the kept coefficients (rows resampled, refitted as the
-    coefficients were) and the Pareto front of supports, on equation ``e``'s design of the
-    system that gave the coefficients. Each interval also spans
-    the same support refitted on the other test-function variants (``others``): the
-    bootstrap sees the spread over test functions, not the surrogate's bias, which shows
-    as disagreement between scales (Burgers 10 %, σ 0.2, seeds 0–3: the truth inside 3 of 8
-    bootstrap intervals). With ``groups`` (terms tied within the equation by a ``pair``
-    rule, :func:`symweak.regress.self_tie_groups`) both are computed on the merged columns,
-    the fit was made on, and each tied term's interval is its factor times its group's."""
-    cfg = state.config
+    """:func:`.._verdicts.record_uncertainty` on equation ``e``'s design of the system that
+    gave the coefficients (``others``: the other variants' systems, which widen the
+    intervals; ``groups``: terms tied within the equation by a ``pair`` rule)."""
     lib = [cands.library[j] for j in cols]
-    if groups is None:
-        groups = [(np.array([j]), np.ones(1)) for j in range(len(cols))]
-    merged = lambda G: merge_columns(G.cpu().numpy()[:, cols], groups)  # noqa: E731
-    G = merged(system[0])
-    b = system[1].cpu().numpy()[:, e]
-    support = [g for g, (idx, _) in enumerate(groups) if fit.coef[idx[0]] != 0.0]
-    seed = child_seed(state.problem.seed, "stability") + 1 + e
-    tls = True
-    lo, hi = bootstrap_intervals(G, b, support, resamples=BOOTSTRAP_RESAMPLES, seed=seed, tls=tls)
-    for Gv, bv in others:
-        coef = refit_support(merged(Gv), bv.cpu().numpy()[:, e], support, tls)
-        lo = np.minimum(lo, coef)
-        hi = np.maximum(hi, coef)
-    lhs = state.problem.lhs[e]
-    record.intervals = {
-        name: interval
-        for g in support
-        for j, f in zip(*groups[g])
-        for name, interval in _split_interval(
-            lhs, lib[j], float(f * lo[g]), float(f * hi[g])
-        ).items()
-    }
-    reps = [lib[idx[0]] for idx, _ in groups]
-    weights = term_complexity(reps, cfg.selection.complexity)
-    keep = kept_indices(reps, state.problem.constraints)
-    front = pareto_front(G, b, chosen=support, complexity=weights, keep=keep, seed=seed, tls=tls)
-    record.without = {
-        name: value
-        for g, value in drop_one(G, b, support, seed=seed, tls=tls).items()
-        for j, _ in zip(*groups[g])
-        for name in _split_interval(lhs, lib[j], 0.0, 0.0)
-    }
-    record.pareto = [
-        {
-            "terms": {
-                lib[j].short(): float(f * p.coef[g]) for g in p.support for j, f in zip(*groups[g])
-            },
-            "complexity": p.complexity,
-            "held_out": p.held_out,
-            "chosen": p.chosen,
-        }
-        for p in front
-    ]
+    record_uncertainty(
+        record,
+        state.problem.lhs[e],
+        lib,
+        system[0].cpu().numpy()[:, cols],
+        system[1].cpu().numpy()[:, e],
+        fit.coef,
+        how=state.config.selection.complexity,
+        constraints=state.problem.constraints,
+        seed=child_seed(state.problem.seed, "stability") + 1 + e,
+        others=[(Gv.cpu().numpy()[:, cols], bv.cpu().numpy()[:, e]) for Gv, bv in others],
+        groups=groups,
+    )
 
 
 def fit_records(state, cands, system, others, results, readable) -> list[FitRecord]:
@@ -166,7 +117,7 @@ def fit_records(state, cands, system, others, results, readable) -> list[FitReco
             record.intervals = {
                 name: interval
                 for term, (lo, hi) in intervals.items()
-                for name, interval in _split_interval(lhs, term, lo, hi).items()
+                for name, interval in split_interval(lhs, term, lo, hi).items()
             }
             record.pareto = [
                 {**point, "terms": {t.short(): c for t, c in point["terms"].items()}}
@@ -200,5 +151,5 @@ def _probabilities(cands, lhs, fit, cols, tied_p) -> dict:
         chosen = ()
     probs = {}
     for term, p in chosen:
-        probs.update({name: float(p) for name in _split_interval(lhs, term, 0.0, 0.0)})
+        probs.update({name: float(p) for name in split_interval(lhs, term, 0.0, 0.0)})
     return probs
