@@ -26,6 +26,7 @@ __all__ = [
     "plot_pareto",
     "plot_residuals",
     "plot_uncertainty",
+    "plot_verdicts",
     "save_figures",
 ]
 
@@ -251,6 +252,44 @@ def plot_pareto(result):
     return fig
 
 
+def plot_verdicts(result):
+    """What the data determine: a term × alternative chart per equation (columns: the
+    equations the data cannot tell apart, closest first; a filled cell: the term is in that
+    equation, with its coefficient; blue: determined, orange: uncertain), each uncertain
+    term's detection floor beside its name."""
+    plt = _plt()
+    fits = [f for f in result.history.fits if f.verdicts] if result.history else []
+    if not fits:
+        raise SymweakError("This result has no verdicts (uncertainty=True computes them).")
+    widths = [max(len(f.alternatives), 1) for f in fits]
+    fig, ax = plt.subplots(
+        1, len(fits), figsize=(sum(2.2 + 1.3 * w for w in widths), 0.9 + 0.45 * max(
+            len(f.verdicts) for f in fits)), squeeze=False,
+    )  # fmt: skip
+    colours = {"determined": "tab:blue", "uncertain": "tab:orange"}
+    for a, fit in zip(ax[0], fits):
+        terms = list(fit.verdicts)
+        for col, alt in enumerate(fit.alternatives):
+            for row, term in enumerate(terms):
+                if term in alt["terms"]:
+                    colour = colours[fit.verdicts[term]]
+                    a.add_patch(plt.Rectangle((col - 0.45, row - 0.4), 0.9, 0.8, color=colour))
+                    a.text(col, row, f"{alt['terms'][term]:.3g}", ha="center", va="center",
+                           fontsize=8, color="white")  # fmt: skip
+        labels = [t + (f"  (floor {fit.floors[t]:.2g})" if t in fit.floors else "") for t in terms]
+        a.set_yticks(range(len(terms)), labels)
+        a.set_xticks(
+            range(len(fit.alternatives)),
+            [f"#{k + 1}\n{alt['held_out']:.3g}" for k, alt in enumerate(fit.alternatives)],
+        )
+        a.set_xlim(-0.6, len(fit.alternatives) - 0.4)
+        a.set_ylim(len(terms) - 0.5, -0.5)
+        a.set_xlabel("equations the data cannot tell apart (held-out misfit)")
+        a.set_title(f"{fit.lhs}: blue determined, orange uncertain")
+    fig.tight_layout()
+    return fig
+
+
 def save_figures(result, folder, obs=None) -> list[Path]:
     """Every figure that applies to ``result`` (and ``obs`` when given), as PNG files."""
     plt = _plt()
@@ -262,6 +301,7 @@ def save_figures(result, folder, obs=None) -> list[Path]:
         ("coefficients", lambda: plot_coefficients(result)),
         ("uncertainty", lambda: plot_uncertainty(result)),
         ("pareto", lambda: plot_pareto(result)),
+        ("verdicts", lambda: plot_verdicts(result)),
     ]
     if obs is not None:
         jobs += [

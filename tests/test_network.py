@@ -113,7 +113,7 @@ def test_uncertainty_and_pareto_front_of_the_final_fit(result, tmp_path):
     from symweak.plot import save_figures
 
     made = {p.name for p in save_figures(res, tmp_path / "fig")}
-    assert {"uncertainty.png", "pareto.png"} <= made
+    assert {"uncertainty.png", "pareto.png", "verdicts.png"} <= made
     from matplotlib.colors import to_rgba
 
     from symweak.plot import plot_uncertainty

@@ -146,3 +146,18 @@ def test_verdict_scores_read_honest_and_exact_against_the_truth():
     res.history.fits[0].verdicts = {"u": "determined", "u^2": "determined"}
     (s,) = verdict_scores(res, parse_equation("u_t = 0.8*u - 0.8*u^2"))
     assert (s.honest, s.exact, s.uncertain) == (True, True, 0)
+
+
+def test_the_verdict_chart_has_a_cell_per_term_in_each_alternative():
+    pytest.importorskip("matplotlib")
+    from symweak.plot import plot_verdicts
+
+    fig = plot_verdicts(_result())
+    (ax,) = fig.axes
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["u", "u^2", "u_xx  (floor 0.11)"]
+    assert len(ax.patches) == 5  # u, u^2 in both equations; u_xx in the second
+    colours = sorted(tuple(round(c, 3) for c in p.get_facecolor()[:3]) for p in ax.patches)
+    assert len(set(colours)) == 2  # determined and uncertain
+    assert [t.get_text() for t in ax.texts] == ["0.8", "-0.8", "0.79", "-0.81", "0.04"]
+    with pytest.raises(Exception, match="no verdicts"):
+        plot_verdicts(Discovery(_result().system))
