@@ -259,6 +259,7 @@ def _records(problem, config, designs, fits, others) -> list[FitRecord]:
                 how=config.selection.complexity,
                 constraints=problem.constraints,
                 seed=child_seed(problem.seed, "stability") + 1 + e,
+                method=fit.method,
                 others=[(o[lhs][1], o[lhs][2]) for o in others],
             )
             judge_equation(

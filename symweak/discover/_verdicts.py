@@ -67,10 +67,23 @@ def split_interval(lhs, term, lo: float, hi: float) -> dict:
 
 
 def record_uncertainty(
-    record, lhs, lib, G, b, coef, *, how, constraints, seed: int, others=(), groups=None
+    record,
+    lhs,
+    lib,
+    G,
+    b,
+    coef,
+    *,
+    how,
+    constraints,
+    seed: int,
+    method: str = "+tls",
+    others=(),
+    groups=None,
 ) -> None:
-    """95 % bootstrap intervals of the kept coefficients (rows resampled, refitted by total
-    least squares as the coefficients were), each kept term's price (``without``) and the
+    """95 % bootstrap intervals of the kept coefficients (rows resampled, refitted as the
+    coefficients were: by total least squares when ``method`` says "+tls", else by least
+    squares), each kept term's price (``without``) and the
     Pareto front of supports, on one equation's design ``G``/``b`` (NumPy, columns as
     ``lib``). Each interval also spans the same support refitted on ``others`` (other
     test-function variants' ``(G, b)``): the bootstrap sees the spread over test functions,
@@ -80,13 +93,14 @@ def record_uncertainty(
     merged columns the fit was made on, and each tied term's interval is its factor times
     its group's."""
     coef = np.asarray(coef, dtype=float)
+    tls = "+tls" in method
     if groups is None:
         groups = [(np.array([j]), np.ones(1)) for j in range(len(lib))]
     Gm = merge_columns(G, groups)
     support = [g for g, (idx, _) in enumerate(groups) if coef[idx[0]] != 0.0]
-    lo, hi = bootstrap_intervals(Gm, b, support, resamples=BOOTSTRAP_RESAMPLES, seed=seed, tls=True)
+    lo, hi = bootstrap_intervals(Gm, b, support, resamples=BOOTSTRAP_RESAMPLES, seed=seed, tls=tls)
     for Gv, bv in others:
-        refit = refit_support(merge_columns(Gv, groups), bv, support, True)
+        refit = refit_support(merge_columns(Gv, groups), bv, support, tls)
         lo, hi = np.minimum(lo, refit), np.maximum(hi, refit)
     members = lambda g: zip(*groups[g])  # noqa: E731
     record.intervals = {
@@ -105,11 +119,11 @@ def record_uncertainty(
         complexity=term_complexity(reps, how),
         keep=kept_indices(reps, constraints),
         seed=seed,
-        tls=True,
+        tls=tls,
     )
     record.without = {
         name: value
-        for g, value in drop_one(Gm, b, support, seed=seed, tls=True).items()
+        for g, value in drop_one(Gm, b, support, seed=seed, tls=tls).items()
         for j, _ in members(g)
         for name in printed_terms(lhs, lib[j])
     }

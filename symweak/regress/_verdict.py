@@ -239,7 +239,7 @@ def judge(
     out = Judgement(verdicts, alternatives)
     if floors:
         for j in sorted(union - common):
-            out.floors[j] = _floor(halves, G, b, alternatives[0].support, j, weights, reach)
+            out.floors[j] = _floor(halves, G, b, alternatives, j, weights, reach)
     return out
 
 
@@ -269,14 +269,14 @@ def _coef(G, b, support) -> np.ndarray:
     return coef
 
 
-def _floor(halves: _Halves, G, b, best: tuple, j: int, weights, reach: float) -> float:
-    """The smallest |coefficient| of column ``j`` at which the best support without ``j``
-    is rejected in favour of the same support with ``j``: the data's b with j's fitted part
-    (in the best support with j) removed, plus c·G_j, for c growing geometrically, refined
-    by bisection (original column units; inf when no size up to 100× the left-hand side's
-    norm is detected)."""
-    s0 = tuple(k for k in best if k != j)
-    s1 = tuple(sorted(set(best) | {j}))
+def _floor(halves: _Halves, G, b, alternatives, j: int, weights, reach: float) -> float:
+    """The smallest |coefficient| of column ``j`` that these data detect beside the closest
+    alternative without ``j`` (s₀): the data's b with j's part removed (as fitted by s₀ ∪
+    {j}), plus c·G_j, for c growing geometrically and refined by bisection, until s₀ is
+    rejected in favour of s₀ ∪ {j} (original column units; inf when no size up to 100×
+    the left-hand side's norm is detected: other terms stand in for j)."""
+    s0 = next((a.support for a in alternatives if j not in a.support), ())
+    s1 = tuple(sorted(set(s0) | {j}))
     coef = _coef(G, b, s1)
     sign = np.sign(coef[j]) or 1.0
     base = halves.bs - halves.Gs[:, j] * coef[j] * halves.scale[j] / halves.nb
