@@ -80,6 +80,14 @@ def test_system_nls_returns_equations_per_lhs():
     assert max(s.e_inf for s in scores) < 1e-5
     v = sympy.Function("v")(t, x)
     assert set(res.coefficients) == {sympy.Derivative(U, t), sympy.Derivative(v, t)}
+    # the full-grid path says what the data determine, one mapping per left-hand side
+    assert res.verdicts == {
+        "u_t": {"u^2*v": "determined", "v^3": "determined", "v_xx": "determined"},
+        "v_t": {"u*v^2": "determined", "u^3": "determined", "u_xx": "determined"},
+    }
+    assert set(res.alternatives) == {"u_t", "v_t"} and res.detection_floor == {}
+    assert [a.equation for a in res.alternatives["v_t"]] == [res.system[1]]
+    assert set(res.uncertainty["u_t"]) == {"u^2*v", "v^3", "v_xx"}
 
 
 def test_constraints_forbid_keep_add(burgers):

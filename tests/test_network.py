@@ -109,6 +109,11 @@ def test_uncertainty_and_pareto_front_of_the_final_fit(result, tmp_path):
     assert all(unc[term]["without"] > 2 * chosen for term in unc), unc
     assert text[2].endswith(f"  without: {unc['u_x']['without']:.4g}")
     assert res.warnings() == [] and not any(line.startswith("warning:") for line in text)
+    # what the data determine: both true terms, nothing uncertain, one equation
+    assert res.verdicts == {"u_x": "determined", "u_xx": "determined"}
+    assert [a.equation.short(4) for a in res.alternatives] == [res.short(4)]
+    assert res.detection_floor == {} and str(res) == res.short(4)
+    assert "u_t: determined u_x, u_xx" in text
     # figures of both, from the saved result too
     from symweak.plot import save_figures
 
@@ -126,6 +131,7 @@ def test_uncertainty_and_pareto_front_of_the_final_fit(result, tmp_path):
     res.save(tmp_path / "r.json")
     back = symweak.Discovery.load(tmp_path / "r.json")
     assert back.uncertainty == unc
+    assert back.verdicts == res.verdicts
     assert [p.equation.short() for p in back.pareto] == [p.equation.short() for p in front]
     assert back.unexplained == res.unexplained
     # an equation that explains little of u_t is flagged, in the summary too

@@ -45,6 +45,10 @@ def judge_equation(lhs, lib, G, b, coef, record, *, how, constraints, seed: int)
         seed=seed,
     )
     names = [printed_terms(lhs, t) for t in lib]
+    chosen = tuple(int(j) for j in np.flatnonzero(coef))
+    for a in found.alternatives:  # the returned equation with its own coefficients
+        if tuple(a.support) == chosen:
+            a.coef = coef
     record.verdicts = {n: v for j, v in found.verdicts.items() for n in names[j]}
     record.alternatives = [
         {
