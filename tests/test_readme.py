@@ -28,7 +28,7 @@ def _example():
 def test_readme_example_output(tmp_path, monkeypatch):
     monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path))
     code, expected = _example()
-    assert [e for e, _ in expected] == ["res", "res.coefficients", "res.latex()"]
+    assert [e for e, _ in expected] == ["res", "res.coefficients", "res.latex()", "res.verdicts"]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, str(README), "exec"), {})

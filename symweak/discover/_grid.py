@@ -272,6 +272,7 @@ def _records(problem, config, designs, fits, others) -> list[FitRecord]:
                 how=config.selection.complexity,
                 constraints=problem.constraints,
                 seed=child_seed(problem.seed, "verdicts") + e,
+                rhs=fits[lhs][0],
             )
         records.append(record)
     return records

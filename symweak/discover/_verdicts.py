@@ -29,10 +29,11 @@ def printed_terms(lhs, term) -> dict:
     return {t.short(): float(k) for t, k in Equation(lhs, {term: 1.0}).coefficients.items()}
 
 
-def judge_equation(lhs, lib, G, b, coef, record, *, how, constraints, seed: int) -> None:
+def judge_equation(lhs, lib, G, b, coef, record, *, how, constraints, seed: int, rhs=None) -> None:
     """Fill ``record.verdicts``, ``record.alternatives`` and ``record.floors`` for one
     equation: ``lib`` its candidate terms, ``G``/``b`` its weak system (NumPy, columns as
-    ``lib``), ``coef`` the returned coefficients (0 outside the support)."""
+    ``lib``), ``coef`` the fit's coefficients (0 outside the support), ``rhs`` the returned
+    ``{term: coefficient}`` (shown for the alternative that is the returned equation)."""
     coef = np.asarray(coef, dtype=float)
     if len(coef) != len(lib) or not len(lib):
         return
@@ -46,13 +47,15 @@ def judge_equation(lhs, lib, G, b, coef, record, *, how, constraints, seed: int)
     )
     names = [printed_terms(lhs, t) for t in lib]
     chosen = tuple(int(j) for j in np.flatnonzero(coef))
-    for a in found.alternatives:  # the returned equation with its own coefficients
-        if tuple(a.support) == chosen:
-            a.coef = coef
     record.verdicts = {n: v for j, v in found.verdicts.items() for n in names[j]}
+    shown = None
+    if rhs is not None:
+        shown = {t.short(): float(c) for t, c in Equation(lhs, rhs).coefficients.items()}
     record.alternatives = [
         {
-            "terms": {n: float(k * a.coef[j]) for j in a.support for n, k in names[j].items()},
+            "terms": shown
+            if shown is not None and tuple(a.support) == chosen
+            else {n: float(k * a.coef[j]) for j in a.support for n, k in names[j].items()},
             "held_out": a.held_out,
             "margin": a.margin,
             "reason": a.reason,

@@ -135,6 +135,7 @@ def fit_records(state, cands, system, others, results, readable) -> list[FitReco
                 how=cfg.selection.complexity,
                 constraints=state.problem.constraints,
                 seed=child_seed(state.problem.seed, "verdicts") + e,
+                rhs=results[lhs][0],
             )
         records.append(record)
     return records
