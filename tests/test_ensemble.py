@@ -83,3 +83,32 @@ def test_network_ensemble_of_two(tmp_path):
         assert lo <= info["coefficient"] <= hi
     res.save(tmp_path / "run.json")
     assert symweak.Discovery.load(tmp_path / "run.json").history.ensemble == res.history.ensemble
+
+
+def test_members_that_disagree_make_terms_uncertain():
+    shown = parse_equation("u_t = -0.5*d_x(u^2) + 0.1*u_xx", coords="t,x")
+    record = FitRecord(
+        lhs="u_t",
+        residual=0.01,
+        method="mstls",
+        verdicts={"d_x(u^2)": "determined", "u_xx": "determined"},
+        alternatives=[
+            {
+                "terms": {"d_x(u^2)": -0.5, "u_xx": 0.1},
+                "held_out": 0.02,
+                "margin": 0.0,
+                "reason": "fit",
+            }
+        ],
+    )
+    history = History(fits=[record])
+    members = [
+        (11, [parse_equation("u_t = -0.55*d_x(u^2) + 0.1*u_xx", coords="t,x")]),
+        (12, [parse_equation("u_t = -0.49*d_x(u^2) + 0.2*u", coords="t,x")]),
+    ]
+    combine([shown], history, members)
+    assert record.verdicts == {"d_x(u^2)": "determined", "u_xx": "uncertain", "u": "uncertain"}
+    assert [(a["terms"], a["reason"]) for a in record.alternatives] == [
+        ({"d_x(u^2)": -0.5, "u_xx": 0.1}, "fit"),
+        ({"u": 0.2, "d_x(u^2)": -0.49}, "surrogate"),
+    ]

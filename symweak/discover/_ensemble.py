@@ -60,4 +60,32 @@ def combine(equations, history, members) -> None:
             intervals[name] = [min([lo, *values]), max([hi, *values])]
         fit.probabilities = probabilities
         fit.intervals = intervals
+        _fold_verdicts(fit, eq, others)
     log.info("symweak: ensemble of %d runs folded into the intervals", total)
+
+
+def _fold_verdicts(fit, eq, others) -> None:
+    """The members are other surrogates of the same data: a term some of them hold and
+    others lack is uncertain, and each member's equation that differs from the shown one
+    joins the alternatives (reason "surrogate")."""
+    if not fit.verdicts:
+        return
+    verdicts = dict(fit.verdicts)
+    shown = {t.short() for t in eq.coefficients}
+    seen = [set(o) for o in others if o]
+    for term in set().union(shown, *seen):
+        if any(term not in s for s in [shown, *seen]):
+            verdicts[term] = "uncertain"
+    known = [set(a["terms"]) for a in fit.alternatives]
+    for o in others:
+        if o and set(o) not in known:
+            known.append(set(o))
+            fit.alternatives.append(
+                {
+                    "terms": dict(o),
+                    "held_out": float("nan"),
+                    "margin": float("nan"),
+                    "reason": "surrogate",
+                }
+            )
+    fit.verdicts = verdicts

@@ -183,7 +183,9 @@ class Readings:
             lines.append(f"{lhs}: equations the data cannot tell apart (held-out misfit, margin)")
             lines.extend(
                 f"  {a.held_out:.4g}  {a.margin:+.3f}  {a.equation.short(digits)}"
-                + ("  (stand-in)" if a.reason == "stand-in" else "")
+                + {"stand-in": "  (stand-in)", "surrogate": "  (another surrogate's)"}.get(
+                    a.reason, ""
+                )
                 for a in alternatives
             )
         floors = self._per_lhs("floors").get(lhs) or {}
