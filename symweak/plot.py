@@ -189,7 +189,7 @@ def plot_uncertainty(result):
     plt = _plt()
     fits = [f for f in result.history.fits if f.intervals] if result.history else []
     if not fits:
-        raise SymweakError("This result has no intervals (network path, uncertainty=True).")
+        raise SymweakError("This result has no intervals (uncertainty=True computes them).")
     fig, ax = plt.subplots(2, len(fits), figsize=(6 * len(fits), 6.4), squeeze=False)
     from .discover import STABILITY_THRESHOLD
 
@@ -230,7 +230,7 @@ def plot_pareto(result):
     fronts = front if isinstance(front, dict) else {result.system[0].lhs.short(): front}
     fronts = {k: v for k, v in fronts.items() if v}
     if not fronts:
-        raise SymweakError("This result has no Pareto front (network path, uncertainty=True).")
+        raise SymweakError("This result has no Pareto front (uncertainty=True computes it).")
     fig, ax = plt.subplots(1, len(fronts), figsize=(6 * len(fronts), 3.8), squeeze=False)
     for a, (lhs, points) in zip(ax[0], fronts.items()):
         xs = [p.complexity for p in points]
