@@ -107,19 +107,19 @@ class _Halves:
         self.fitted = np.sqrt(np.maximum(explained, 1e-300))
         self.floor = np.maximum(0.1 * np.sqrt(self.rss_full) / self.fitted, LOG_FLOOR)
 
+    def _solve(self, s: list) -> np.ndarray:
+        """Least-squares coefficients (scaled units) of support ``s`` on every half."""
+        A = self.A[:, s][:, :, s]
+        v = self.v[:, s]
+        try:
+            return np.linalg.solve(A, v[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            return np.stack([np.linalg.lstsq(a, y, rcond=None)[0] for a, y in zip(A, v)])
+
     def scores(self, support: Sequence[int], weight: float) -> np.ndarray:
         """The log criterion of ``support`` on every half."""
         s = list(support)
-        if s:
-            A = self.A[:, s][:, :, s]
-            v = self.v[:, s]
-            try:
-                xi = np.linalg.solve(A, v[..., None])[..., 0]
-            except np.linalg.LinAlgError:
-                xi = np.stack([np.linalg.lstsq(a, y, rcond=None)[0] for a, y in zip(A, v)])
-            rss = self.bb - np.einsum("ki,ki->k", xi, v)
-        else:
-            rss = self.bb.copy()
+        rss = self.bb - np.einsum("ki,ki->k", self._solve(s), self.v[:, s]) if s else self.bb
         misfit = np.sqrt(np.maximum(rss - self.rss_full, 0.0)) / self.fitted
         return np.log(misfit + self.floor) + LOG_PENALTY * weight
 
@@ -127,13 +127,7 @@ class _Halves:
         """Standard deviation over the halves of column ``j``'s coefficient in ``support``'s
         fit, as a part of the left-hand side (scaled units)."""
         s = list(support)
-        A = self.A[:, s][:, :, s]
-        v = self.v[:, s]
-        try:
-            xi = np.linalg.solve(A, v[..., None])[..., 0]
-        except np.linalg.LinAlgError:
-            xi = np.stack([np.linalg.lstsq(a, y, rcond=None)[0] for a, y in zip(A, v)])
-        return float(xi[:, s.index(j)].std(ddof=1))
+        return float(self._solve(s)[:, s.index(j)].std(ddof=1))
 
     def held_out(self, support: Sequence[int]) -> float:
         """Mean relative misfit on the other half of each half the support is fitted on."""
