@@ -5,6 +5,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symweak import parse_equation
 from symweak.bench.metrics import verdict_scores
@@ -161,3 +163,25 @@ def test_the_verdict_chart_has_a_cell_per_term_in_each_alternative():
     assert [t.get_text() for t in ax.texts] == ["0.8", "-0.8", "0.79", "-0.81", "0.04"]
     with pytest.raises(Exception, match="no verdicts"):
         plot_verdicts(Discovery(_result().system))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    c=st.floats(0.0, 0.6),
+    noise=st.floats(0.05, 1.0),
+    seed=st.integers(0, 2**16),
+    chosen=st.sets(st.integers(0, 5), min_size=1, max_size=3),
+)
+def test_verdicts_read_the_alternatives(c, noise, seed, chosen):
+    """Determined = in every alternative, uncertain = in some, a floor for each uncertain
+    term and none other; the first alternative is within reach (margin 0 or more)."""
+    G, b = _system(c, noise, seed)
+    found = judge(G, b, sorted(chosen), seed=seed)
+    supports = [set(a.support) for a in found.alternatives]
+    assert supports and found.alternatives[0].margin >= 0
+    union, common = set().union(*supports), set.intersection(*supports)
+    assert found.verdicts == {
+        j: ("determined" if j in common else "uncertain") for j in sorted(union)
+    }
+    assert set(found.floors) == union - common
+    assert all(f > 0 for f in found.floors.values())
