@@ -106,7 +106,7 @@ def test_a_discovery_reports_verdicts_alternatives_and_floors():
         "u_t = 0.8*u - 0.8*u^2\nuncertain: u_xx (the data cannot tell; see res.alternatives)"
     )
     assert res.warnings() == [
-        "u_t: these data cannot tell whether u_xx belong in the equation (2 equations fit "
+        "u_t: these data cannot tell whether u_xx belongs in the equation (2 equations fit "
         "about as well, see res.alternatives); they would not detect u_xx with |coefficient| "
         "below 0.11."
     ]

@@ -90,7 +90,8 @@ class Discovery(Readings):
                 for t in terms
                 if math.isfinite(float(floors.get(lhs, {}).get(t, math.inf)))
             ]
-            text = f"{lhs}: these data cannot tell whether {_and(terms)} belong in the equation"
+            verb = "belongs" if len(terms) == 1 else "belong"
+            text = f"{lhs}: these data cannot tell whether {_and(terms)} {verb} in the equation"
             if n:
                 text += f" ({n} equations fit about as well, see res.alternatives)"
             if sizes:
