@@ -208,6 +208,8 @@ def _zoo_sweep(cases, args, seeds, options) -> tuple[list[dict], bool]:
                 "seed": run.seed, "half": half[run.system], "TPR": [row["tpr"]],
                 "E_inf": [row["e_inf"]], "E_2": [row["e_2"]], "seconds": row["seconds"],
                 "equation": row["equation"],
+                "honest": None if row["honest"] is None else [bool(row["honest"])],
+                "exact": None if row["exact"] is None else [bool(row["exact"])],
             }
         )  # fmt: skip
     return rows, summary.interrupted

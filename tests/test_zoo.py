@@ -71,6 +71,11 @@ def test_bench_zoo_summary_and_bad_seeds(capsys):
         "validate half: TPR = 1 in 1 of 1 runs (100 %)\n"
         "all: TPR = 1 in 2 of 3 runs (67 %)"
     )
+    rows[0].update(honest=[True], exact=[True])
+    rows[1].update(honest=[True, True], exact=[True, False])
+    assert zoo_summary(rows).splitlines()[0] == (
+        "tune half: TPR = 1 in 1 of 2 runs (50 %); verdicts honest in 2, exact in 1 of 2"
+    )
     assert main(["bench", "zoo", "--seeds", "0,x"]) == 2
     assert "--seeds must be integers >= 0 separated by commas, got '0,x'" in capsys.readouterr().err
 

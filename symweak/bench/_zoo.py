@@ -410,18 +410,19 @@ def zoo_cases(half: str = "all") -> list[BenchmarkSystem]:
 
 
 def zoo_summary(rows) -> str:
-    """The recovery rate (every equation with TPR = 1) per half and overall."""
+    """The recovery rate (every equation with TPR = 1) per half and overall, and where the
+    rows carry verdicts (docs/verdicts.md) how many runs were honest and exact."""
     lines = []
-    for half in ("tune", "validate"):
-        mine = [r for r in rows if r.get("half") == half]
-        if mine:
-            ok = sum(all(v == 1.0 for v in r["TPR"]) for r in mine)
-            lines.append(
-                f"{half} half: TPR = 1 in {ok} of {len(mine)} runs ({100 * ok / len(mine):.0f} %)"
-            )
-    ok = sum(all(v == 1.0 for v in r["TPR"]) for r in rows)
-    lines.append(
-        f"all: TPR = 1 in {ok} of {len(rows)} runs"
-        + (f" ({100 * ok / len(rows):.0f} %)" if rows else "")
-    )
+    groups = [(f"{h} half", [r for r in rows if r.get("half") == h]) for h in ("tune", "validate")]
+    for name, mine in [*[g for g in groups if g[1]], ("all", list(rows))]:
+        ok = sum(all(v == 1.0 for v in r["TPR"]) for r in mine)
+        line = f"{name}: TPR = 1 in {ok} of {len(mine)} runs" + (
+            f" ({100 * ok / len(mine):.0f} %)" if mine else ""
+        )
+        judged = [r for r in mine if r.get("honest") is not None]
+        if judged:
+            honest = sum(all(r["honest"]) for r in judged)
+            exact = sum(all(r["exact"]) for r in judged)
+            line += f"; verdicts honest in {honest}, exact in {exact} of {len(judged)}"
+        lines.append(line)
     return "\n".join(lines)
