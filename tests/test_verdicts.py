@@ -165,7 +165,7 @@ def test_the_verdict_chart_has_a_cell_per_term_in_each_alternative():
         plot_verdicts(Discovery(_result().system))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(
     c=st.floats(0.0, 0.6),
     noise=st.floats(0.05, 1.0),
@@ -185,3 +185,30 @@ def test_verdicts_read_the_alternatives(c, noise, seed, chosen):
     }
     assert set(found.floors) == union - common
     assert all(f > 0 for f in found.floors.values())
+
+
+def test_an_equation_that_explains_little_determines_nothing():
+    """The best equation leaves most of b unexplained: no candidate is excluded."""
+    from symweak.discover._verdicts import judge_equation
+
+    rng = np.random.default_rng(0)
+    G = rng.normal(size=(300, 8))
+    b = 0.3 * G[:, 0] + rng.normal(size=300)  # 0.3 of signal in unit noise
+    lib = [parse_equation(f"u_t = {t}").terms[0] for t in
+           ("u", "u^2", "u^3", "u_x", "u_xx", "u_xxx", "u_xxxx", "d_x(u^2)")]  # fmt: skip
+    record = FitRecord(lhs="u_t", residual=0.9, method="mstls")
+    lhs = parse_equation("u_t = u").lhs
+    coef = np.zeros(8)
+    coef[0] = 0.3
+    judge_equation(lhs, lib, G, b, coef, record, how="terms", constraints=None, seed=0)
+    assert record.alternatives[0]["held_out"] > 0.5
+    assert record.verdicts == {t.short(): "uncertain" for t in lib}
+    res = Discovery(
+        System([parse_equation("u_t = 0.3*u")]), history=History(fits=[record]),
+        settings={"coords": ["t", "x"]},
+    )  # fmt: skip
+    assert str(res).splitlines()[1] == (
+        "uncertain: u, u^2, u^3, u_x, u_xx, u_xxx and 2 more (the data cannot tell; see "
+        "res.alternatives)"
+    )
+    assert res.warnings()[-1].startswith("u_t: these data determine no term and exclude none of 8")

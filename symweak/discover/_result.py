@@ -18,9 +18,19 @@ from ._simulate import Simulation
 
 __all__ = ["UNEXPLAINED_WARNING", "Alternative", "Discovery", "ParetoEquation", "Simulation"]
 
+#: uncertain terms beyond this many are counted, not listed, by ``print(res)``
+MANY_TERMS = 6
+
 #: an equation that leaves more than this part of its left-hand side's weak form
 #: unexplained (relative norm, held-out test functions) is flagged by ``Discovery.warnings``
 UNEXPLAINED_WARNING = 0.5
+
+
+def _some(terms) -> str:
+    """``terms`` joined, or the first few and how many more."""
+    if len(terms) <= MANY_TERMS:
+        return ", ".join(terms)
+    return ", ".join(terms[:MANY_TERMS]) + f" and {len(terms) - MANY_TERMS} more"
 
 
 class Discovery(Readings):
@@ -92,6 +102,8 @@ class Discovery(Readings):
             ]
             verb = "belongs" if len(terms) == 1 else "belong"
             text = f"{lhs}: these data cannot tell whether {_and(terms)} {verb} in the equation"
+            if len(terms) > MANY_TERMS and len(terms) == len(self._per_lhs("verdicts")[lhs]):
+                text = f"{lhs}: these data determine no term and exclude none of {len(terms)}"
             if n:
                 text += f" ({n} equations fit about as well, see res.alternatives)"
             if sizes:
@@ -180,7 +192,7 @@ class Discovery(Readings):
             text += (
                 "\nuncertain: "
                 + "; ".join(
-                    (f"{lhs}: " if len(self.system) > 1 else "") + ", ".join(terms)
+                    (f"{lhs}: " if len(self.system) > 1 else "") + _some(terms)
                     for lhs, terms in uncertain.items()
                 )
                 + " (the data cannot tell; see res.alternatives)"

@@ -20,7 +20,18 @@ from ..regress import (
 from ._library import kept_indices
 from ._settings import BOOTSTRAP_RESAMPLES
 
-__all__ = ["judge_equation", "printed_terms", "record_uncertainty", "split_interval"]
+__all__ = [
+    "NOTHING_DETERMINED",
+    "judge_equation",
+    "printed_terms",
+    "record_uncertainty",
+    "split_interval",
+]
+
+#: when the best equation leaves more than this part of the left-hand side's weak form
+#: unexplained (held-out halves of the test functions), the data determine no term and
+#: exclude none: every candidate is uncertain (as ``Discovery.warnings`` flags it)
+NOTHING_DETERMINED = 0.5
 
 
 def printed_terms(lhs, term) -> dict:
@@ -48,6 +59,10 @@ def judge_equation(lhs, lib, G, b, coef, record, *, how, constraints, seed: int,
     names = [printed_terms(lhs, t) for t in lib]
     chosen = tuple(int(j) for j in np.flatnonzero(coef))
     record.verdicts = {n: v for j, v in found.verdicts.items() for n in names[j]}
+    if found.alternatives and found.alternatives[0].held_out > NOTHING_DETERMINED:
+        # the best equation leaves most of the left-hand side unexplained: the data exclude
+        # no candidate and determine none
+        record.verdicts = {n: "uncertain" for term in names for n in term}
     shown = None
     if rhs is not None:
         shown = {t.short(): float(c) for t, c in Equation(lhs, rhs).coefficients.items()}
