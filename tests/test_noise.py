@@ -54,7 +54,10 @@ def test_an_equation_fitted_to_pure_noise_is_flagged(caplog):
     with caplog.at_level(logging.WARNING, logger="symweak"):
         res = symweak.discover(obs, ops="+,-,*", lhs="u_t", seed=0, progress=False)
     assert 0.9 < res.unexplained <= 1.0
-    (warning,) = res.warnings()
+    warning, nothing = res.warnings()
     assert warning.startswith(f"u_t: the equation leaves {100 * res.unexplained:.0f} % of u_t")
+    # and the data determine no term and exclude none
+    assert nothing.startswith("u_t: these data determine no term and exclude none of ")
+    assert set(res.verdicts.values()) == {"uncertain"}
     assert warning in caplog.text
     assert "warning: " + warning in res.summary().splitlines()
