@@ -111,6 +111,20 @@ def swap_refine(G, b, support, keep=(), max_passes: int = 20) -> tuple[int, ...]
         r = sub @ z - b
         return float(r @ r)
 
+    def with_each(rest):
+        """The residual of ``rest`` plus each column, all at once: ‖r‖² minus the squared
+        projection of r on the part of the column outside span(rest) (as the forward path
+        adds a term; one QR instead of a least-squares solve per candidate)."""
+        if rest:
+            Q, _ = np.linalg.qr(A[:, rest])
+            r = b - Q @ (Q.T @ b)
+            P = A - Q @ (Q.T @ A)
+        else:
+            r, P = b, A
+        norms = np.einsum("ij,ij->j", P, P)
+        gain = np.where(norms > 1e-24 * len(b), (P.T @ r) ** 2 / np.maximum(norms, 1e-300), 0.0)
+        return float(r @ r) - gain
+
     best = rss(current) if current else float(b @ b)
     for _ in range(max_passes):
         move = None
@@ -118,13 +132,12 @@ def swap_refine(G, b, support, keep=(), max_passes: int = 20) -> tuple[int, ...]
             if out in keep:
                 continue
             rest = [c for c in current if c != out]
+            values = with_each(rest)
             for new in range(A.shape[1]):
                 if new in current:
                     continue
-                cand = sorted([*rest, new])
-                value = rss(cand)
-                if value < best * (1 - 1e-9):
-                    best, move = value, cand
+                if values[new] < best * (1 - 1e-9):
+                    best, move = float(values[new]), sorted([*rest, new])
         if move is None:
             break
         current = move
