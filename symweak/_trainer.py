@@ -17,9 +17,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["BestCheckpoint", "LoopResult", "announce", "interactive", "train_loop"]
+__all__ = ["BestCheckpoint", "LoopResult", "adam", "announce", "interactive", "train_loop"]
 
 log = logging.getLogger("symweak")
+
+
+def adam(params, **options):
+    """Adam with the multi-tensor (``foreach``) update on every device: one kernel per
+    operation for all parameters instead of one per parameter. Torch picks it on CUDA only;
+    on the CPU the per-parameter loop was 0.9 ms of a 7 ms training step (20 tensors)."""
+    import torch
+
+    return torch.optim.Adam(params, foreach=True, **options)
 
 
 def interactive() -> bool:

@@ -303,14 +303,14 @@ class Surrogate(nn.Module):
         surrogate on that grid (the separable fast path) and compares at the observed points.
         Ctrl-C stops the fit with the best parameters so far (``self.interrupted``).
         """
-        from .._trainer import BestCheckpoint, train_loop
+        from .._trainer import BestCheckpoint, adam, train_loop
         from ._data import DataTerm, held_out_term, split_points
 
         train, held = split_points(obs, validation, seed)
         data = DataTerm(self, train, max_points=max_points, seed=seed)
         check = held_out_term(self, held, data.mode, max_points, seed)
         best = BestCheckpoint(self)
-        opt = torch.optim.Adam(self.parameters(), lr=lr)
+        opt = adam(self.parameters(), lr=lr)
         sched = torch.optim.lr_scheduler.CosineAnnealingLR(
             opt, T_max=max(epochs, 1), eta_min=lr * 0.05
         )

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import logging
 
-import torch
 
-from ..._trainer import train_loop
+from ..._trainer import adam, train_loop
 from .._history import PhaseRecord, _subsample
 from .._settings import LAMBDA_R, LAMBDA_W, LR_JOINT_SURROGATE, LR_NETWORK
 
@@ -28,7 +27,7 @@ def joint_groups(state) -> list[dict]:
 def train_phase(state, phase: str, epochs: int, groups: list[dict], l1: bool, progress: bool):
     """Train ``groups`` for ``epochs`` epochs; records the phase in the history. The weak
     loss trains the surrogate as well as the network (the paper's coupling)."""
-    opt = torch.optim.Adam(groups)
+    opt = adam(groups)
 
     def step(epoch: int) -> tuple[float, float]:
         opt.zero_grad(set_to_none=True)

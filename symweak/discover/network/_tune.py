@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from ..._trainer import train_loop
+from ..._trainer import adam, train_loop
 from .._history import TuneRecord, _subsample
 from .._settings import LAMBDA_W, LR_JOINT_SURROGATE
 
@@ -34,7 +34,7 @@ def _leading(cands, Gl, coefs) -> str:
 def run(state, cands, progress: bool) -> None:
     t = state.config.training
     epochs = t.tune_epochs if not state.interrupted else 0
-    opt = torch.optim.Adam(state.surrogate.parameters(), lr=LR_JOINT_SURROGATE)
+    opt = adam(state.surrogate.parameters(), lr=LR_JOINT_SURROGATE)
     every = max(1, t.tune_epochs // 50)
     trajectories: dict = {}
     lhs_names = [lhs.short() for lhs in state.problem.lhs]
