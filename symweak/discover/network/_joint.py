@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 
-
 from ..._trainer import adam, train_loop
 from .._history import PhaseRecord, _subsample
 from .._settings import LAMBDA_R, LAMBDA_W, LR_JOINT_SURROGATE, LR_NETWORK
