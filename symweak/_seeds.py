@@ -63,8 +63,22 @@ def deterministic_torch():
 
     enabled = torch.are_deterministic_algorithms_enabled()
     warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
-    torch.use_deterministic_algorithms(True, warn_only=True)
+    _set_deterministic(True, True)
     try:
         yield
     finally:
-        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
+        _set_deterministic(enabled, warn_only)
+
+
+def _set_deterministic(mode: bool, warn_only: bool) -> None:
+    """``torch.use_deterministic_algorithms`` without importing torch's compiler (2 s of a
+    1-D run's 25 s, for a flag of a compiler symweak does not use), unless it is loaded."""
+    import sys
+
+    import torch
+
+    setter = getattr(torch._C, "_set_deterministic_algorithms", None)
+    if setter is None or "torch._inductor.config" in sys.modules:
+        torch.use_deterministic_algorithms(mode, warn_only=warn_only)
+    else:
+        setter(mode, warn_only=warn_only)

@@ -88,3 +88,36 @@ def test_user_operator_overrides():
         )
     finally:
         unregister_operator("mysinh")
+
+
+def test_rows_group_expressions_of_one_form_and_match_the_per_expression_call():
+    y = sympy.symbols("y0:8")
+    exprs = [
+        y[0],
+        sympy.sin(y[3]),
+        y[1] ** 2,
+        sympy.sin(y[1]),
+        y[2] * y[5],
+        y[4] * y[6],
+        y[7] ** 2,
+        sympy.exp(y[0]) - y[2],
+    ]
+    m = compile_expressions(exprs, list(y), trainable=False)
+    fn, _, order = m._columns
+    # sin, squares and products are one operation each; the output is put back in order
+    assert fn.__code__.co_names.count("sin") == 1
+    assert order.tolist() == [0, 1, 3, 2, 5, 6, 4, 7]
+    X = torch.randn(8, 5, 7, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    expected = torch.movedim(m(*X.unbind(0)), -1, 0)
+    assert torch.equal(m.rows(X), expected)
+    assert torch.equal(m.columns(torch.movedim(X, 0, -1)), torch.movedim(expected, 0, -1))
+    with pytest.raises(SymweakError, match="Expected 8 input rows"):
+        m.rows(X[:3])
+
+
+def test_rows_fall_back_to_one_call_per_expression_with_trainable_constants():
+    x, y = sympy.symbols("x y")
+    m = compile_expressions([2.5 * x, y], [x, y])
+    assert m._columns is None
+    X = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)
+    assert m.rows(X).tolist() == [[2.5, 5.0], [3.0, 4.0]]

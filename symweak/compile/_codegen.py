@@ -166,6 +166,12 @@ class CompiledExpressions(nn.Module):
         exec(compile(self.source, "<symweak-codegen>", "exec"), namespace)
         self._fn = namespace["_generated"]
         self._floats = list(printer.float_index)
+        self._columns = _grouped(flat, len(self.inputs), ops)
+        if self._columns is not None:
+            for k, index in enumerate(self._columns[1]):
+                self.register_buffer(f"_gather{k}", index, persistent=False)
+            if self._columns[2] is not None:
+                self.register_buffer("_order", self._columns[2], persistent=False)
         values = torch.tensor(printer.floats, dtype=dtype)
         if trainable:
             self.constants = nn.Parameter(values)
@@ -192,11 +198,88 @@ class CompiledExpressions(nn.Module):
             dim=-1,
         )
 
+    def rows(self, X: torch.Tensor) -> torch.Tensor:
+        """The same values from the inputs stacked on the FIRST axis, X (inputs, ...) ->
+        (expressions, ...), with one torch operation per group of expressions of the same
+        form (the three sin(y_j) nodes of a layer are one torch.sin of three rows) instead of
+        one per expression; each row is contiguous when X is, which the elementwise kernels
+        need to be fast on the CPU. The per-expression call when the expressions hold
+        trainable constants or one of them uses no input."""
+        if X.shape[0] != len(self.inputs):
+            raise SymweakError(
+                f"Expected {len(self.inputs)} input rows {self.input_names}, got {X.shape[0]}."
+            )
+        if self._columns is None:
+            return torch.movedim(self(*X.unbind(0)), -1, 0)
+        fn, index, order = self._columns
+        gathers = [getattr(self, f"_gather{k}") for k in range(len(index))]
+        out = fn(X.to(self.constants.dtype), gathers)
+        return out if order is None else out[self._order]
+
+    def columns(self, X: torch.Tensor) -> torch.Tensor:
+        """:meth:`rows` with the inputs on the last axis: X (..., inputs) -> (..., expressions)."""
+        return torch.movedim(self.rows(torch.movedim(X, -1, 0)), 0, -1)
+
     def sympy(self) -> list[sympy.Expr]:
         """The expressions with the current (trained) constants, exact in float64."""
         values = self.constants.detach().double().cpu().tolist()
         mapping = {old: sympy.Float(v, precision=53) for old, v in zip(self._floats, values)}
         return [e.xreplace(mapping) for e in self.exprs]
+
+
+def _placeholders(e: sympy.Expr, inputs: set) -> list[sympy.Symbol]:
+    """The input symbols of ``e`` in the order they are first met (pre-order)."""
+    seen: dict = {}
+    for node in sympy.preorder_traversal(e):
+        if node in inputs:
+            seen.setdefault(node, None)
+    return list(seen)
+
+
+def _take(name: str, index: list[int], gathers: list[list[int]]) -> str:
+    """Code for the rows ``index`` of X: a slice where they are evenly spaced."""
+    step = index[1] - index[0] if len(index) > 1 else 1
+    if step > 0 and all(b - a == step for a, b in itertools.pairwise(index)):
+        return f"{name}[{index[0]}:{index[-1] + 1}:{step}]"
+    gathers.append(index)
+    return f"{name}[g[{len(gathers) - 1}]]"
+
+
+def _grouped(flat: list[sympy.Expr], n_inputs: int, ops):
+    """Code evaluating ``flat`` (expressions in x0, x1, ...) from one input X stacked on its
+    first axis, with one operation per group of expressions of one form: (fn, gather
+    indices, output order or None). None where an expression holds a Float (a trainable
+    constant) or no input."""
+    symbols = [sympy.Symbol(f"x{i}") for i in range(n_inputs)]
+    position = {s: i for i, s in enumerate(symbols)}
+    groups: dict = {}
+    for i, e in enumerate(flat):
+        found = _placeholders(e, set(symbols))
+        if not found or e.atoms(sympy.Float):
+            return None
+        slots = [sympy.Symbol(f"_a{k}") for k in range(len(found))]
+        form = e.xreplace(dict(zip(found, slots)))
+        groups.setdefault(form, []).append((i, [position[s] for s in found]))
+    gathers: list[list[int]] = []
+    lines, parts, order = [], [], []
+    printer = _Printer({}, ops)
+    for g, (form, members) in enumerate(groups.items()):
+        for k in range(len(members[0][1])):
+            printer.names[sympy.Symbol(f"_a{k}")] = f"a{g}_{k}"
+            lines.append(f"    a{g}_{k} = " + _take("X", [m[1][k] for m in members], gathers))
+        parts.append(printer(form))
+        order += [m[0] for m in members]
+    source = "def _columns(X, g):\n" + "\n".join(lines)
+    source += f"\n    return torch.cat([{', '.join(parts)}], dim=0)\n"
+    namespace: dict = {"torch": torch, **printer.calls}
+    exec(compile(source, "<symweak-codegen-columns>", "exec"), namespace)
+    index = [torch.tensor(ix, dtype=torch.long) for ix in gathers]
+    if order == list(range(len(flat))):
+        return namespace["_columns"], index, None
+    inverse = [0] * len(order)
+    for pos, i in enumerate(order):
+        inverse[i] = pos
+    return namespace["_columns"], index, torch.tensor(inverse, dtype=torch.long)
 
 
 def compile_expressions(
