@@ -53,11 +53,14 @@ def announce(text: str, progress: bool = True) -> None:
 
 @dataclass
 class LoopResult:
-    """What a loop ran: one record per finished epoch, whether Ctrl-C stopped it, seconds."""
+    """What a loop ran: one record per finished epoch, whether Ctrl-C stopped it, seconds,
+    and where its ``stop`` rule ended it."""
 
     records: list = field(default_factory=list)
     interrupted: bool = False
     seconds: float = 0.0
+    #: the epochs run when ``stop`` ended the loop early, else None
+    stopped: int | None = None
 
 
 def train_loop(
@@ -68,6 +71,7 @@ def train_loop(
     progress: bool = False,
     postfix: Callable[[int, Any], dict | None] | None = None,
     every: int = 25,
+    stop: Callable[[int], bool] | None = None,
 ) -> LoopResult:
     """Run ``step(epoch)`` for ``epochs`` epochs and collect what it returns.
 
@@ -76,7 +80,8 @@ def train_loop(
     file gets a line per phase and not one per refresh; ``postfix(epoch, record)`` gives the
     bar's post-fix every ``every`` epochs. Ctrl-C ends the loop after the last finished
     epoch (``interrupted`` is then True and a warning names the phase); nothing is rolled
-    back."""
+    back. ``stop(epoch)``, asked after each epoch, ends the loop early when it says True
+    (``stopped`` is then the number of epochs run)."""
     out = LoopResult()
     bar = None
     lines = progress and not interactive()
@@ -88,6 +93,9 @@ def train_loop(
     try:
         for epoch in range(epochs):
             out.records.append(step(epoch))
+            if stop is not None and stop(epoch):
+                out.stopped = epoch + 1
+                break
             if bar is not None:
                 bar.update(1)
                 if postfix is not None and epoch % every == 0:

@@ -182,3 +182,18 @@ def test_data_term_gathers_only_below_one_percent_of_a_space_time_grid():
     assert DataTerm(m, full.sample(0.0225, seed=0)).mode == "grid"
     assert DataTerm(m, full.sample(0.005, seed=0)).mode == "gather"
     assert DataTerm(m, full.sample(0.005, seed=0), max_points=100).mode == "gather"
+
+
+def test_patience_stops_after_the_held_out_minimum_and_keeps_the_same_parameters():
+    _, sample = small_obs(ratio=0.6, noise=0.4)
+    full = Surrogate.for_observations(sample, kernels=50, seed=0)
+    full.fit(sample, epochs=300, seed=0)
+    assert full.stopped_at is None
+    assert full.best_epoch < 300 - 40  # noisy data: the held-out minimum comes early
+    early = Surrogate.for_observations(sample, kernels=50, seed=0)
+    losses = early.fit(sample, epochs=300, seed=0, patience=40)
+    assert early.stopped_at == full.best_epoch + 41 == len(losses)
+    assert early.best_epoch == full.best_epoch
+    assert early.validation_loss == full.validation_loss
+    for name, value in full.state_dict().items():
+        assert torch.equal(value, early.state_dict()[name]), name

@@ -226,7 +226,12 @@ class TrainingConfig:
     """The network method's phases: epochs, the architecture search, precision, device
     (learning rates and loss weights are the paper's, fixed in ``discover/_settings.py``)."""
 
-    warmup_epochs: int = _entry(800, NETWORK, "surrogate warm-up epochs")
+    warmup_epochs: int = _entry(
+        800,
+        NETWORK,
+        "surrogate warm-up epochs (a ceiling: it stops once the held-out loss has not improved "
+        "for a quarter of them)",
+    )
     search_epochs: int = _entry(300, NETWORK, "architecture search epochs")
     prune_epochs: int = _entry(300, NETWORK, "pruning epochs")
     tune_epochs: int = _entry(200, NETWORK, "tuning epochs")

@@ -8,6 +8,9 @@ from __future__ import annotations
 LR_SURROGATE = 1e-2
 LR_JOINT_SURROGATE = 1e-3
 LR_NETWORK = 2e-2
+#: the warm-up stops once its held-out loss has not improved for this fraction of its epochs
+#: (noisy data: the loss rises after its minimum while the surrogate fits the noise)
+WARMUP_PATIENCE = 0.25
 #: weights of the weak loss (λ_w) and of the pruning phase's L1 penalty (λ_r)
 LAMBDA_W = 0.1
 LAMBDA_R = 1e-3

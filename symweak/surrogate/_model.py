@@ -294,6 +294,7 @@ class Surrogate(nn.Module):
         progress: bool = False,
         callback=None,
         max_points: int | None = None,
+        patience: int | None = None,
     ) -> list[float]:
         """Fit to the observations (data loss only, paper eq. (16)); returns the loss history.
 
@@ -302,6 +303,9 @@ class Surrogate(nn.Module):
         fitting the noise. When the observations lie on a grid, each step evaluates the
         surrogate on that grid (the separable fast path) and compares at the observed points.
         Ctrl-C stops the fit with the best parameters so far (``self.interrupted``).
+        ``patience``: stop once the held-out loss has not improved for that many epochs (the
+        parameters kept are the same as a full fit's unless the held-out loss would have
+        improved again after such a gap); ``self.stopped_at`` is then the epochs run.
         """
         from .._trainer import BestCheckpoint, adam, train_loop
         from ._data import DataTerm, held_out_term, split_points
@@ -325,7 +329,8 @@ class Surrogate(nn.Module):
             value = loss.item()
             if check is not None:
                 with torch.no_grad():
-                    best.offer(check.loss(shared.detach() if shared is not None else None).item())
+                    held = check.loss(shared.detach() if shared is not None else None).item()
+                best.offer(held, epoch=epoch)
             if callback is not None:
                 callback(epoch, value)
             return value
@@ -338,6 +343,9 @@ class Surrogate(nn.Module):
             progress=progress,
             postfix=lambda epoch, value: {"loss": f"{value:.3e}"},
             every=50,
+            stop=None
+            if check is None or not patience
+            else lambda epoch: epoch - best.epoch >= patience,
         )
         if check is not None:  # early stopping on the held-out points
             best.restore()
@@ -345,6 +353,9 @@ class Surrogate(nn.Module):
         self.validation_loss = best.loss
         #: True when Ctrl-C stopped the fit (the best parameters so far are kept)
         self.interrupted = run.interrupted
+        self.stopped_at = run.stopped
+        #: the epoch whose parameters were kept (the lowest held-out loss)
+        self.best_epoch = best.epoch
         return run.records
 
     def point_errors(self, obs) -> np.ndarray:

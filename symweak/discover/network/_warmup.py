@@ -21,6 +21,7 @@ from .._settings import (
     LR_SURROGATE,
     NOISE_THRESHOLD,
     POINTS_PER_KERNEL,
+    WARMUP_PATIENCE,
 )
 
 __all__ = ["WarmedUp", "choose_kernels", "run"]
@@ -202,6 +203,7 @@ def run(problem, config, device, history, progress: bool) -> WarmedUp:
             progress=progress,
             max_points=max_points,
             callback=callback,
+            patience=max(1, round(WARMUP_PATIENCE * config.training.warmup_epochs)),
         )
         callback = None  # one estimate, from the first warm-up
         trials.append((count, candidate, losses))
