@@ -116,6 +116,15 @@ def test_a_discovery_reports_verdicts_alternatives_and_floors():
     assert "u_t: detection floor (smaller |coefficient| would not be detected): u_xx 0.11" in text
 
 
+def test_one_alternative_is_counted_in_the_singular():
+    res = _result()
+    res.history.fits[0].alternatives = res.history.fits[0].alternatives[1:]
+    assert res.warnings()[0].startswith(
+        "u_t: these data cannot tell whether u_xx belongs in the equation (1 equation fits "
+        "about as well, see res.alternatives)"
+    )
+
+
 def test_save_and_load_keep_what_the_data_determine(tmp_path):
     res = _result()
     res.save(tmp_path / "run.json")

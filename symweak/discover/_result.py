@@ -105,7 +105,8 @@ class Discovery(Readings):
             if len(terms) > MANY_TERMS and len(terms) == len(self._per_lhs("verdicts")[lhs]):
                 text = f"{lhs}: these data determine no term and exclude none of {len(terms)}"
             if n:
-                text += f" ({n} equations fit about as well, see res.alternatives)"
+                fit = "equation fits" if n == 1 else "equations fit"
+                text += f" ({n} {fit} about as well, see res.alternatives)"
             if sizes:
                 text += f"; they would not detect {_and(sizes)}"
             out.append(text + ".")
