@@ -103,7 +103,7 @@ def test_rows_group_expressions_of_one_form_and_match_the_per_expression_call():
         sympy.exp(y[0]) - y[2],
     ]
     m = compile_expressions(exprs, list(y), trainable=False)
-    fn, _, order = m._columns
+    fn, _, order = m._grouped
     # sin, squares and products are one operation each; the output is put back in order
     assert fn.__code__.co_names.count("sin") == 1
     assert order.tolist() == [0, 1, 3, 2, 5, 6, 4, 7]
@@ -118,6 +118,6 @@ def test_rows_group_expressions_of_one_form_and_match_the_per_expression_call():
 def test_rows_fall_back_to_one_call_per_expression_with_trainable_constants():
     x, y = sympy.symbols("x y")
     m = compile_expressions([2.5 * x, y], [x, y])
-    assert m._columns is None
+    assert m._grouped is None
     X = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)
     assert m.rows(X).tolist() == [[2.5, 5.0], [3.0, 4.0]]

@@ -9,6 +9,9 @@ Developer notes:
   (float64 available, so the round trip is exact); integers and rationals stay literals.
 * ``Derivative(u, x)`` atoms become named inputs: the caller supplies their values.
 * ``.sympy()`` rebuilds the expressions with the current parameter values.
+* ``.rows(X)`` evaluates from one stacked input with one torch op per group of
+  expressions of the same form (the symbolic network's nodes), generated beside the
+  per-expression code.
 """
 
 from __future__ import annotations
@@ -166,12 +169,12 @@ class CompiledExpressions(nn.Module):
         exec(compile(self.source, "<symweak-codegen>", "exec"), namespace)
         self._fn = namespace["_generated"]
         self._floats = list(printer.float_index)
-        self._columns = _grouped(flat, len(self.inputs), ops)
-        if self._columns is not None:
-            for k, index in enumerate(self._columns[1]):
+        self._grouped = _grouped(flat, len(self.inputs), ops)
+        if self._grouped is not None:
+            for k, index in enumerate(self._grouped[1]):
                 self.register_buffer(f"_gather{k}", index, persistent=False)
-            if self._columns[2] is not None:
-                self.register_buffer("_order", self._columns[2], persistent=False)
+            if self._grouped[2] is not None:
+                self.register_buffer("_order", self._grouped[2], persistent=False)
         values = torch.tensor(printer.floats, dtype=dtype)
         if trainable:
             self.constants = nn.Parameter(values)
@@ -209,9 +212,9 @@ class CompiledExpressions(nn.Module):
             raise SymweakError(
                 f"Expected {len(self.inputs)} input rows {self.input_names}, got {X.shape[0]}."
             )
-        if self._columns is None:
+        if self._grouped is None:
             return torch.movedim(self(*X.unbind(0)), -1, 0)
-        fn, index, order = self._columns
+        fn, index, order = self._grouped
         gathers = [getattr(self, f"_gather{k}") for k in range(len(index))]
         out = fn(X.to(self.constants.dtype), gathers)
         return out if order is None else out[self._order]
@@ -269,17 +272,17 @@ def _grouped(flat: list[sympy.Expr], n_inputs: int, ops):
             lines.append(f"    a{g}_{k} = " + _take("X", [m[1][k] for m in members], gathers))
         parts.append(printer(form))
         order += [m[0] for m in members]
-    source = "def _columns(X, g):\n" + "\n".join(lines)
+    source = "def _rows(X, g):\n" + "\n".join(lines)
     source += f"\n    return torch.cat([{', '.join(parts)}], dim=0)\n"
     namespace: dict = {"torch": torch, **printer.calls}
-    exec(compile(source, "<symweak-codegen-columns>", "exec"), namespace)
+    exec(compile(source, "<symweak-codegen-rows>", "exec"), namespace)
     index = [torch.tensor(ix, dtype=torch.long) for ix in gathers]
     if order == list(range(len(flat))):
-        return namespace["_columns"], index, None
+        return namespace["_rows"], index, None
     inverse = [0] * len(order)
     for pos, i in enumerate(order):
         inverse[i] = pos
-    return namespace["_columns"], index, torch.tensor(inverse, dtype=torch.long)
+    return namespace["_rows"], index, torch.tensor(inverse, dtype=torch.long)
 
 
 def compile_expressions(
