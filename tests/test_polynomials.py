@@ -69,6 +69,52 @@ def test_a_function_the_data_need_stays():
     assert out is fit
 
 
+def test_stand_in_error_measures_a_function_against_monomials_over_the_data():
+    from symweak.discover._library import stand_in_error
+
+    rng = np.random.default_rng(0)
+    wide, narrow = {"u": rng.uniform(-0.5, 2.7, 4000)}, {"u": rng.uniform(-1, 1, 4000)}
+    sin = Term(sympy.sin(u))
+    assert stand_in_error(sin, [Term(u)], wide) == pytest.approx(0.436, abs=0.01)
+    assert stand_in_error(sin, [Term(u), Term(u**3)], wide) == pytest.approx(0.047, abs=0.005)
+    assert stand_in_error(sin, [Term(u), Term(u**3)], narrow) < 1e-3
+    assert stand_in_error(sin, [], narrow) == 1.0
+    # under d_x a constant in F does not count: exp u against 1 + u + u²/2 + u³/6
+    flux = Term(sympy.exp(u), "x")
+    cubic = [Term(u, "x"), Term(u**2, "x"), Term(u**3, "x")]
+    assert stand_in_error(flux, cubic, narrow) == pytest.approx(0.005, abs=0.001)
+    assert stand_in_error(flux, cubic[:1], narrow) == pytest.approx(0.246, abs=0.01)
+    # a field the data do not hold: nothing to measure
+    assert stand_in_error(Term(sympy.sin(v)), [Term(v)], narrow) == 0.0
+
+
+def test_a_stand_in_that_differs_over_the_data_must_fit_at_least_as_well():
+    """b = 0.6 sin u + noise on −0.5 <= u <= 2.7: u, u², u³ fits as well (within a slack
+    of 100 %) but differs from sin u there by 3 %; ``differs`` turns the slack off and sin u
+    stays (the cubic pays for two more terms)."""
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-0.5, 2.7, 400)
+    G = np.column_stack([x, x**2, x**3, np.sin(x)])
+    b = 0.6 * np.sin(x) + 0.08 * rng.normal(size=x.size)
+    fit = mstls(G, b, criterion="log")
+    assert fit.support.tolist() == [3]
+
+    def select(Gs, bs, cols):
+        return mstls(Gs, bs, criterion="log")
+
+    seen = []
+
+    def differs(j, chosen):
+        seen.append((j, chosen))
+        return True
+
+    replaced = prefer_polynomials(G, b, fit, {3: [0, 1, 2]}, select, slack=1.0)
+    assert replaced.method.endswith("+poly") and 3 not in replaced.support
+    kept = prefer_polynomials(G, b, fit, {3: [0, 1, 2]}, select, slack=1.0, differs=differs)
+    assert kept is fit
+    assert seen == [(3, [int(c) for c in replaced.support])]
+
+
 def _open_fit_problem(b, G):
     """The final phase's view of one equation u_t whose kept fit is the open form alone
     (column 3, d_x(u·sin(0.8522 u + 0.2168))) among u_x, d_x(u²), d_xx(u³)."""

@@ -110,7 +110,7 @@ def _test_functions(problem, config, axes, grids, orders, scale):
     )
 
 
-def _fit_fn(config, constraints):
+def _fit_fn(config, constraints, values=None):
     sel = config.selection
 
     def fit_fn(Ge, b, lib):
@@ -140,6 +140,7 @@ def _fit_fn(config, constraints):
             sel.criterion,
             complexity,
             families,
+            values=values,
         )
         # as in the network method's final fit: a term that explains less than a part of
         # what the fit leaves unexplained is dropped (full-grid sine-Gordon at σ = 0.2 kept
@@ -200,7 +201,9 @@ def run(problem, config) -> tuple[list[Equation], History]:
     for scale in scales:
         tests = _test_functions(problem, config, axes, grids, orders, scale)
         designs = _designs(problem, libraries, library, values, index, tests, orders)
-        fits = fit_equations(designs, ties, _fit_fn(config, problem.constraints))
+        fits = fit_equations(
+            designs, ties, _fit_fn(config, problem.constraints, problem.obs.fields)
+        )
         residual = float(np.mean([fit.residual for _, fit in fits.values()]))
         tried[scale] = (residual, tests, designs, fits)
     chosen = choose_scale(tried, config)

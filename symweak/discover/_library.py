@@ -85,13 +85,16 @@ READABLE_SLACK = 0.25
 
 def prefer_expansions(
     G, b, fit, lib, keep, criterion, complexity, families, slack=READABLE_SLACK,
-    degree=EXPANSION_DEGREE,
+    degree=EXPANSION_DEGREE, values=None,
 ):  # fmt: skip
     """``fit`` with each function term of ``lib`` (sin u, tanh u; not those in ``keep``)
     replaced by its polynomial expansion up to ``degree`` wherever that scores at most
     ``slack`` worse (:func:`symweak.regress.prefer_polynomials`), the replacement chosen by
     the same selection (``criterion``, ``complexity``, ``families``) among the rest of the
-    support and the expansion's columns."""
+    support and the expansion's columns. With ``values`` (``{field name: the data's
+    values}``) the slack applies only where the function and the chosen monomials agree over
+    the data (:func:`stand_in_error` at most ``RANGE_TOLERANCE``); where they differ (sin u
+    against u when |u| reaches 2.6) the expansion must score no worse than the function."""
     from ..regress import LOG_PENALTY, mstls, prefer_polynomials
 
     kept = set(keep)
@@ -109,7 +112,69 @@ def prefer_expansions(
             families=[families[c] for c in cols],
         )
 
-    return prefer_polynomials(G, b, fit, alts, select_among, slack, complexity, LOG_PENALTY)
+    differs = None
+    if values is not None:
+
+        def differs(j, chosen):
+            error = stand_in_error(lib[j], [lib[i] for i in chosen], values)
+            if error > RANGE_TOLERANCE:
+                log.info(
+                    "final fit: %s differs from %s over the data (%.1f %% of its size): "
+                    "the expansion must fit at least as well",
+                    lib[j].short(),
+                    ", ".join(lib[i].short() for i in chosen) or "nothing",
+                    100 * error,
+                )
+                return True
+            return False
+
+    return prefer_polynomials(
+        G, b, fit, alts, select_among, slack, complexity, LOG_PENALTY, differs=differs
+    )
+
+
+#: a function and its polynomial stand-in differ over the data's range when the stand-in's
+#: best fit to it misses it by more than this share of the function's size (RMS over the data)
+RANGE_TOLERANCE = 0.01
+
+#: at most this many of the data's points measure a stand-in (every k-th point)
+RANGE_POINTS = 20_000
+
+
+def stand_in_error(term: Term, monomials: Sequence[Term], values: Mapping) -> float:
+    """How far the polynomial terms ``monomials`` (their F) are from ``term``'s F over the
+    data's ``values`` (``{field name: array}``, one entry per point): the RMS of F minus its
+    least-squares fit on the monomials (and a constant when ``term`` is differentiated,
+    which d_x ignores) over the RMS of F (0: the same function there; 1: nothing of F).
+    A term whose fields are not all in ``values`` counts as agreeing (0)."""
+    import numpy as np
+
+    from ..ir import field_name
+
+    fields = list(term.fields)
+    names = [field_name(f) for f in fields]
+    if not fields or any(n not in values for n in names):
+        return 0.0
+    n = len(np.asarray(values[names[0]]))
+    step = max(1, -(-n // RANGE_POINTS))
+    cols = [np.asarray(values[name], dtype=float).ravel()[::step] for name in names]
+
+    def evaluate(F):
+        out = sympy.lambdify(fields, F, "numpy")(*cols)
+        return np.broadcast_to(np.asarray(out, dtype=float), cols[0].shape)
+
+    f = evaluate(term.F)
+    if term.alpha:
+        f = f - f.mean()
+    size = float(np.sqrt(np.mean(f**2)))
+    if not np.isfinite(size) or size == 0.0:
+        return 0.0
+    basis = [evaluate(m.F) for m in monomials] + ([np.ones_like(f)] if term.alpha else [])
+    if not basis:
+        return 1.0
+    A = np.stack(basis, axis=1)
+    coef = np.linalg.lstsq(A, f, rcond=None)[0]
+    return float(np.sqrt(np.mean((f - A @ coef) ** 2)) / size)
 
 
 def distinct_functions(terms: Sequence[Term]) -> tuple[list[sympy.Expr], dict]:

@@ -98,6 +98,7 @@ def prefer_polynomials(
     slack: float = 0.25,
     complexity=None,
     penalty: float = LOG_PENALTY,
+    differs: Callable[[int, list], bool] | None = None,
 ) -> Fit:
     """Replace a term by its polynomial expansion where that explains the weak form about
     as well at about the same complexity. ``alternatives[j]`` lists the columns that expand
@@ -111,7 +112,9 @@ def prefer_polynomials(
     −0.90 u + 0.32 u². A function without fitted constants can stand in for a polynomial as
     well as one with them: u and sin u together write u − u³/6 over a small range (−6.35 u +
     7.49 sin u for 1.2 u − 1.2 u³). The returned fit keeps ``fit``'s probabilities, and
-    ``method`` gains "+poly" when a term was replaced."""
+    ``method`` gains "+poly" when a term was replaced. ``differs(j, chosen)`` (the chosen
+    alternatives of j) says that the replacement changes the function over the data; then
+    it is taken only when it scores no worse than ``fit``'s support (no slack)."""
     G, b = _check(G, b)
     support = [int(j) for j in fit.support]
     if not support or not any(j in alternatives for j in support):
@@ -134,7 +137,11 @@ def prefer_polynomials(
             continue
         sub = select(G[:, cols], b, cols)
         new = sorted(cols[i] for i in sub.support)
-        if new and score(new) <= reference + np.log1p(slack):
+        allowed = np.log1p(slack)
+        chosen = [c for c in new if c in alternatives[j]]
+        if new and differs is not None and score(new) <= reference + allowed and differs(j, chosen):
+            allowed = 0.0
+        if new and score(new) <= reference + allowed:
             support, changed = new, True
     if not changed:
         return fit

@@ -105,7 +105,10 @@ def select(state, cands, G, b, refit=None, readable=None, stable=False):
         if stable and refit is None:
             # a function term must explain the weak form clearly better than its
             # polynomial expansion (-6.35 u + 7.49 sin u is 1.2 u - 1.2 u^3 in disguise)
-            fit = prefer_expansions(G, b, fit, lib, keep, sel.criterion, complexity, families)
+            fit = prefer_expansions(
+                G, b, fit, lib, keep, sel.criterion, complexity, families,
+                values=state.problem.obs.fields,
+            )  # fmt: skip
         if refit is not None:
             # on the system that gives the coefficients, where the support is refitted by
             # total least squares
