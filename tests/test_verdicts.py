@@ -221,3 +221,20 @@ def test_an_equation_that_explains_little_determines_nothing():
         "res.alternatives)"
     )
     assert res.warnings()[-1].startswith("u_t: these data determine no term and exclude none of 8")
+
+
+def test_a_stand_in_beside_a_best_support_whose_neighbours_were_not_scored(monkeypatch):
+    """The search stops after ``STEPS`` rounds; a collinear stand-in beside the best support
+    found in the last round is scored when it is listed (it raised KeyError)."""
+    import symweak.regress._verdict as verdict
+
+    rng = np.random.default_rng(3)
+    G = rng.normal(size=(300, 4))
+    G[:, 3] = G[:, 0] + 0.01 * rng.normal(size=300)  # column 3 stands in for column 0
+    b = G[:, 0] + 0.5 * G[:, 1] + 0.1 * rng.normal(size=300)
+    monkeypatch.setattr(verdict, "STEPS", 0)
+    found = judge(G, b, [0, 1], seed=0)
+    stand_ins = [a for a in found.alternatives if a.reason == "stand-in"]
+    assert [a.support for a in stand_ins] == [(0, 1, 3)]
+    assert np.isfinite(stand_ins[0].score)
+    assert found.verdicts == {0: "determined", 1: "determined", 3: "uncertain"}

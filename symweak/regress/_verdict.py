@@ -223,7 +223,7 @@ def judge(
     found = [(s, m, "fit") for s, m in found[:MAX_ALTERNATIVES]]
     found += _stand_ins(halves, best, S, found, scored)
     alternatives = [
-        Alternative(s, _coef(G, b, s), halves.held_out(s), float(m), float(scored[s].mean()), why)
+        Alternative(s, _coef(G, b, s), halves.held_out(s), float(m), float(score(s).mean()), why)
         for s, m, why in found
     ]
     supports = [set(a.support) for a in alternatives]
