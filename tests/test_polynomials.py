@@ -190,3 +190,40 @@ def test_best_within_keeps_to_the_budget():
     assert one == (0,)
     two, r2 = best_within(G, b, weights, 2.5)
     assert two == (0, 2) and r2 < 0.02 < r1
+
+
+def test_power_neighbours_are_the_next_lower_and_higher_power_under_the_same_derivative():
+    from symweak.discover._library import power_neighbours
+
+    lib = [
+        Term(u, "xx"),
+        Term(u**2, "xx"),
+        Term(u**3, "xx"),
+        Term(u**2, "x"),
+        Term(u**2),  # no derivative: a reaction, not a power law
+        Term(u, "x"),
+        Term(sympy.sin(u), "xx"),
+        Term(v**2, "xx"),  # no v_xx or d_xx(v^3) beside it
+    ]
+    assert power_neighbours(lib) == {0: [1], 1: [0, 2], 2: [1], 3: [5], 5: [3]}
+
+
+def test_a_power_law_the_halves_read_one_power_off_is_swapped_for_the_better_neighbour():
+    """b = 0.05 d_xx(u³) + noise, the kept support d_xx(u²): the whole system prefers u³."""
+    from symweak.regress import Fit, prefer_neighbours
+
+    rng = np.random.default_rng(4)
+    x = rng.uniform(0.5, 2.0, 500)
+    G = np.column_stack([x, x**2, x**3, x**4])  # stand-ins for u_xx … d_xx(u⁴)
+    b = 0.05 * x**3 + 0.02 * rng.normal(size=x.size)
+    coef = np.zeros(4)
+    coef[1] = np.linalg.lstsq(G[:, [1]], b, rcond=None)[0][0]
+    fit = Fit(coef, 0.5, None, "stability", None)
+    out = prefer_neighbours(G, b, fit, {0: [1], 1: [0, 2], 2: [1, 3], 3: [2]})
+    assert out.support.tolist() == [2] and out.method == "stability+neighbour"
+    assert out.coef[2] == pytest.approx(0.05, rel=0.05)
+    # already the best power: unchanged
+    coef = np.zeros(4)
+    coef[2] = 0.05
+    fit = Fit(coef, 0.1, None, "stability", None)
+    assert prefer_neighbours(G, b, fit, {2: [1, 3]}) is fit

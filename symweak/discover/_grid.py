@@ -21,6 +21,7 @@ from ..regress import (
     drop_minor_terms,
     fit_equations,
     mstls,
+    prefer_neighbours,
     stlsq,
     term_complexity,
 )
@@ -32,6 +33,7 @@ from ._library import (
     equation_libraries,
     filter_library,
     kept_indices,
+    power_neighbours,
     prefer_expansions,
     term_families,
     union,
@@ -142,6 +144,7 @@ def _fit_fn(config, constraints, values=None):
             families,
             values=values,
         )
+        fit = prefer_neighbours(Ge, b, fit, power_neighbours(lib), complexity)
         # as in the network method's final fit: a term that explains less than a part of
         # what the fit leaves unexplained is dropped (full-grid sine-Gordon at σ = 0.2 kept
         # 0.013 u_xxyy beside the three true terms)

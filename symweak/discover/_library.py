@@ -177,6 +177,26 @@ def stand_in_error(term: Term, monomials: Sequence[Term], values: Mapping) -> fl
     return float(np.sqrt(np.mean((f - A @ coef) ** 2)) / size)
 
 
+def power_neighbours(terms: Sequence[Term]) -> dict[int, list[int]]:
+    """For each power of one field under a derivative, D^α(u^k) (u_xx is k = 1), the
+    positions of D^α(u^(k-1)) and D^α(u^(k+1)) among ``terms`` (those it holds): the
+    neighbouring powers :func:`symweak.regress.prefer_neighbours` compares directly."""
+    where: dict = {}
+    for i, t in enumerate(terms):
+        fields = list(t.fields)
+        if not t.alpha or len(fields) != 1 or t.F.atoms(sympy.Derivative):
+            continue
+        base, k = t.F.as_base_exp()
+        if base == fields[0] and k.is_Integer and int(k) >= 1:
+            where[(base, t.alpha, int(k))] = i
+    out: dict[int, list[int]] = {}
+    for (base, alpha, k), i in where.items():
+        near = [where.get((base, alpha, n)) for n in (k - 1, k + 1)]
+        if any(n is not None for n in near):
+            out[i] = [n for n in near if n is not None]
+    return out
+
+
 def distinct_functions(terms: Sequence[Term]) -> tuple[list[sympy.Expr], dict]:
     """The distinct F of ``terms`` in first-seen order, and ``{F: position}``."""
     funcs: list[sympy.Expr] = []

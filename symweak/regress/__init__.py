@@ -23,6 +23,7 @@ from ._sparse import lstsq as lstsq
 from ._sparse import stlsq as stlsq
 from ._sparse import tls_refit as tls_refit
 from ._stability import drop_minor_terms as drop_minor_terms
+from ._stability import prefer_neighbours as prefer_neighbours
 from ._stability import prefer_polynomials as prefer_polynomials
 from ._stability import stability_selection as stability_selection
 from ._uncertainty import ParetoPoint as ParetoPoint

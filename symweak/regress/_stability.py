@@ -151,6 +151,50 @@ def prefer_polynomials(
     return out
 
 
+def prefer_neighbours(
+    G,
+    b,
+    fit: Fit,
+    neighbours: dict,
+    complexity=None,
+    penalty: float = LOG_PENALTY,
+) -> Fit:
+    """Compare each term of ``fit``'s support with its neighbours directly: for j in the
+    support, ``neighbours[j]`` (columns, e.g. the next lower and higher power under the same
+    derivative: d_xx(u²) and d_xx(u⁴) for d_xx(u³)) each replaces j in turn, and the
+    support that scores best on the ``log`` criterion is kept (ties keep ``fit``'s). A
+    stability selection keeps what most halves chose; where a power law's neighbours fit
+    alike the halves split between them, and the whole system tells them apart better.
+    ``method`` gains "+neighbour" when a term was swapped."""
+    G, b = _check(G, b)
+    support = [int(j) for j in fit.support]
+    if not any(j in neighbours for j in support):
+        return fit
+    S = G.shape[1]
+    weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
+    scales = _scales(G)
+    log_score = log_scorer(G, b, _solve(G, b, np.arange(S), scales), weights, penalty)
+
+    def score(sup):
+        return log_score(_solve(G, b, np.asarray(sorted(sup), dtype=int), scales))
+
+    best, changed = score(support), False
+    for j in list(support):
+        trials = [
+            [i if c == j else c for c in support] for i in neighbours.get(j, ()) if i not in support
+        ]
+        for trial in trials:
+            s = score(trial)
+            if s < best:
+                best, support, changed = s, trial, True
+    if not changed:
+        return fit
+    coef = _solve(G, b, np.asarray(sorted(support), dtype=int), scales)
+    out = Fit(coef, _residual(G, b, coef), fit.threshold, fit.method + "+neighbour", fit.path)
+    out.probabilities = fit.probabilities
+    return out
+
+
 def drop_minor_terms(
     G,
     b,

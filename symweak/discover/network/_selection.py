@@ -24,6 +24,7 @@ from ...regress import (
     drop_minor_terms,
     fit_equations,
     mstls,
+    prefer_neighbours,
     refit_support,
     stability_selection,
     term_complexity,
@@ -33,6 +34,7 @@ from .._library import (
     READABLE_SLACK,
     has_fitted_constants,
     kept_indices,
+    power_neighbours,
     prefer_expansions,
     term_families,
 )
@@ -109,6 +111,8 @@ def select(state, cands, G, b, refit=None, readable=None, stable=False):
                 G, b, fit, lib, keep, sel.criterion, complexity, families,
                 values=state.problem.obs.fields,
             )  # fmt: skip
+            # a power law's neighbours (d_xx(u²) beside d_xx(u³)) compared directly
+            fit = prefer_neighbours(G, b, fit, power_neighbours(lib), complexity)
         if refit is not None:
             # on the system that gives the coefficients, where the support is refitted by
             # total least squares
