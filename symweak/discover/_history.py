@@ -151,6 +151,10 @@ class History:
     library: list = field(default_factory=list)
     #: product terms from ``inputs:`` that joined the final fit (short text)
     products: list = field(default_factory=list)
+    #: products of derivatives offered by default (network path): ``{"offered", "residuals",
+    #: "kept"}``, with ``"widened_residuals"`` and ``"used"`` where the final fit was made
+    #: again with them (None when none were offered)
+    widened: dict | None = None
     #: ``surrogates=K, combine="vote"``: the other runs, ``[{"seed", "equations"}]``
     ensemble: list = field(default_factory=list)
     rules: list = field(default_factory=list)
@@ -192,6 +196,7 @@ class History:
             network_outputs=list(data.get("network_outputs") or []),
             library=list(data.get("library") or []),
             products=list(data.get("products") or []),
+            widened=data.get("widened"),
             ensemble=list(data.get("ensemble") or []),
             rules=list(data.get("rules") or []),
             surrogate=build(SurrogateChoice, data.get("surrogate")),

@@ -44,6 +44,14 @@ FINAL_TEST_RATIO = 3.0
 FINAL_TEST_BUDGET = 1e11
 #: the data correction's smoothing width, in mean spacings between observations
 CORRECTION_WIDTH = 0.33
+#: products of derivatives by default (network path, no `inputs:`): the final fit is made
+#: again with them when it leaves at least WIDEN_FLOOR of the weak form unexplained, and kept
+#: when it leaves at most WIDEN_GAIN of that; the products' degree (one field in one space
+#: dimension, otherwise) and the most terms offered
+WIDEN_FLOOR = 0.03
+WIDEN_GAIN = 0.5
+WIDEN_DEGREE = (3, 2)
+WIDEN_MAX_TERMS = 24
 #: stability selection: the fraction of halves that must choose a term, and the `log`
 #: criterion's penalty on each half (a support most halves chose exactly is kept whole)
 STABILITY_THRESHOLD = 0.6

@@ -18,7 +18,7 @@ from ..._trainer import announce
 from ...surrogate import choose_device, estimate_noise
 from .._history import History
 from .._settings import AUTO_SURROGATES, SURROGATES_NOISE
-from . import _extract, _final, _prune, _search, _tune, _warmup
+from . import _extract, _final, _prune, _search, _tune, _warmup, _widen
 from ._correction import residual_correction as residual_correction
 from ._state import NetworkState
 from ._warmup import choose_kernels as choose_kernels
@@ -92,6 +92,7 @@ def _run(problem, config, progress: bool):
         state.members = _members(problem, config, device, progress, state, count)
         history.surrogates = 1 + len(state.members)
     equations = _final.run(state, candidates)
+    equations = _widen.products_by_default(state, candidates, equations)
     history.interrupted = state.interrupted
     state.surrogate.eval()
     return equations, state.surrogate, history

@@ -40,23 +40,29 @@ def _with_constant(library: list) -> list:
     return library if one in library else [one, *library]
 
 
-def _products(state, library) -> list:
-    """Terms beyond D^α F(U) from ``inputs: u, u_x, …`` (the constraint language): every
-    monomial of the inputs up to the library's degree that holds a derivative, in the normal
+def _products(state, library, inputs=None, degree=MAX_DEGREE) -> list:
+    """Terms beyond D^α F(U) from ``inputs: u, u_x, …`` (the constraint language; or
+    ``inputs`` given here, see :mod:`._widen`): every
+    monomial of the inputs up to ``degree`` that holds a derivative, in the normal
     form of :func:`symweak.ir.product_library` (u_x², u·u_x², …), less the left-hand sides,
     forbidden terms and terms already in the library. They enter the final sparse fit of
     every equation (the symbolic network's search does not produce them)."""
     problem = state.problem
     constraints = problem.constraints
-    if constraints is None or not constraints.inputs:
-        return []
+    given = inputs is None
+    if given:
+        if constraints is None or not constraints.inputs:
+            return []
+        inputs = constraints.inputs
     from ...ir import product_library
 
-    present = set(library) | set(problem.lhs) | set(constraints.forbid)
-    out = [t for t in product_library(constraints.inputs, MAX_DEGREE) if t not in present]
-    history = state.history
-    history.products = [t.short() for t in out]
-    log.info("symweak: %d product terms from `inputs:` join the final fit", len(out))
+    present = set(library) | set(problem.lhs)
+    if constraints is not None:
+        present |= set(constraints.forbid)
+    out = [t for t in product_library(inputs, degree) if t not in present]
+    state.history.products = [t.short() for t in out]
+    if given:
+        log.info("symweak: %d product terms from `inputs:` join the final fit", len(out))
     return out
 
 
@@ -79,6 +85,8 @@ class Candidates:
     #: field derivatives the functions take after the fields (product terms, ``inputs:``),
     #: each as (field position, multi-index along the coordinates)
     jets: list = field(default_factory=list)
+    #: (library, libraries, ties) before the product terms
+    base: tuple = ()
 
     def jet_values(self, state, grid_axes, members: bool = True) -> torch.Tensor | None:
         """Û's derivatives that product terms take, on the grid (*grid, jets), float64
@@ -137,6 +145,22 @@ def _active(state) -> tuple[list, dict, dict, dict]:
 
 
 def run(state) -> Candidates:
+    """The candidates from the pruned network, with the product terms of the constraints'
+    ``inputs:``."""
+    library, libraries, ties = _network_library(state)
+    return with_products(state, library, libraries, ties, _products(state, library))
+
+
+def widened(state, cands: Candidates, inputs, degree) -> Candidates:
+    """``cands`` (before any product term) with the product terms of ``inputs`` up to
+    ``degree`` (:mod:`._widen`)."""
+    library, libraries, ties = cands.base
+    return with_products(state, library, libraries, ties, _products(state, library, inputs, degree))
+
+
+def _network_library(state) -> tuple[list, dict, list]:
+    """The pruned network's terms after the constraints and rules: (library, per-equation
+    libraries, ties)."""
     problem, history = state.problem, state.history
     exprs, active, rms, amax = _active(state)
     library = library_from_network(
@@ -160,7 +184,15 @@ def run(state) -> Candidates:
             "The symbolic network produced no candidate term (every output was pruned). Try "
             "more search epochs (search_epochs) or a different operator set."
         )
-    products = _products(state, library)
+    return library, libraries, ties
+
+
+def with_products(state, library, libraries, ties, products) -> Candidates:
+    """The candidates: ``library`` and ``products`` compiled, and each equation's columns
+    (every product term joins every equation's library)."""
+    problem = state.problem
+    base = (library, dict(libraries), ties)
+    libraries = dict(libraries)
     library = library + products
     funcs, index = distinct_functions(library)
     jets = sorted({d for F in funcs for d in F.atoms(sympy.Derivative)}, key=sympy.default_sort_key)
@@ -184,6 +216,7 @@ def run(state) -> Candidates:
         [position[t] for t in libraries[lhs] if not has_fitted_constants(t)] for lhs in problem.lhs
     ]
     return Candidates(
+        base=base,
         jets=jet_index,
         library=library,
         libraries=libraries,

@@ -159,6 +159,16 @@ def run(state, cands) -> list[Equation]:
     return [Equation(lhs, results[lhs][0]) for lhs in state.problem.lhs]
 
 
+def probe(state, cands, scale: str) -> float:
+    """The mean weak-form residual of one selection on ``scale``'s system alone (no data
+    correction, no stability selection, no records): a cheap look at what a library
+    explains before the whole final fit is made with it."""
+    with torch.no_grad():
+        G, b, _ = _systems(state, cands, [scale], _n_final(state, cands))[scale]
+    found, _ = select(state, cands, G, b)
+    return float(np.mean([fit.residual for _, fit in found.values()]))
+
+
 def _try_variants(state, cands, n_final) -> dict:
     """``{variant: (mean residual, results, (G, b), fits made)}``: one selection on each
     scale's system, each scale plus the data correction ("+data") and the scales stacked
