@@ -194,6 +194,24 @@ def test_kpz_on_the_network_path_uses_surrogate_derivatives():
     assert coefs["u_x^2"] == pytest.approx(0.5, rel=0.1)
 
 
+def test_kpz_from_point_columns_with_default_options_widens_the_library():
+    """No `inputs:` line: the D^aF(U) fit leaves a clear part of u_t unexplained, so the
+    final fit is made again with products of u and u_x, and that one is kept."""
+    from symweak.bench import generate
+    from symweak.bench._speed import columns
+
+    obs = columns(generate("kpz").sample(0.1, seed=0).add_noise(0.05, seed=0), seed=0)
+    res = symweak.discover(obs, ops="+,-,*,sin", lhs="u_t", seed=0, progress=False)
+    coefs = {short(t): c for t, c in res.coefficients.items()}
+    assert set(coefs) == {"u_xx", "u_x^2"}, res.short()
+    assert coefs["u_x^2"] == pytest.approx(0.5, rel=0.05)
+    assert coefs["u_xx"] == pytest.approx(0.08, rel=0.1)
+    widened = res.history.widened
+    assert widened["kept"] == "widened" and widened["used"] == ["u_x^2"]
+    assert "u*u_x^2" in widened["offered"] and len(widened["offered"]) == 9
+    assert min(widened["residuals"].values()) > 0.1
+
+
 def test_printing_and_code_export_of_product_terms():
     from symweak.export import render
     from symweak.ir import System
