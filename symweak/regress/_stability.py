@@ -89,6 +89,21 @@ def majority_support(supports: list) -> set:
     return set(best) if 2 * n > len(supports) else set()
 
 
+def _support_scorer(G, b, complexity, penalty):
+    """(score, column scales): ``score(support)`` is the ``log`` criterion of the least-
+    squares fit on ``support`` (misfit against the complete fit + ``penalty`` × the summed
+    ``complexity`` weights)."""
+    S = G.shape[1]
+    weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
+    scales = _scales(G)
+    log_score = log_scorer(G, b, _solve(G, b, np.arange(S), scales), weights, penalty)
+
+    def score(sup):
+        return log_score(_solve(G, b, np.asarray(sorted(sup), dtype=int), scales))
+
+    return score, scales
+
+
 def prefer_polynomials(
     G,
     b,
@@ -119,14 +134,7 @@ def prefer_polynomials(
     support = [int(j) for j in fit.support]
     if not support or not any(j in alternatives for j in support):
         return fit
-    S = G.shape[1]
-    weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
-    scales = _scales(G)
-    log_score = log_scorer(G, b, _solve(G, b, np.arange(S), scales), weights, penalty)
-
-    def score(sup):
-        return log_score(_solve(G, b, np.asarray(sup, dtype=int), scales))
-
+    score, scales = _support_scorer(G, b, complexity, penalty)
     reference = score(support)
     changed = False
     for j in sorted(set(support) & set(alternatives)):
@@ -170,14 +178,7 @@ def prefer_neighbours(
     support = [int(j) for j in fit.support]
     if not any(j in neighbours for j in support):
         return fit
-    S = G.shape[1]
-    weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
-    scales = _scales(G)
-    log_score = log_scorer(G, b, _solve(G, b, np.arange(S), scales), weights, penalty)
-
-    def score(sup):
-        return log_score(_solve(G, b, np.asarray(sorted(sup), dtype=int), scales))
-
+    score, scales = _support_scorer(G, b, complexity, penalty)
     best, changed = score(support), False
     for j in list(support):
         trials = [
