@@ -88,12 +88,6 @@ BAD = [
         "Coordinate 'x' has zero extent: every point has x = 0.",
     ),
     (
-        lambda: Observations(
-            {"t": np.array([0, 1, 0.0, 2]), "x": np.array([0, 1, 0.0, 3])}, {"u": np.ones(4)}
-        ),
-        "Points 0 and 2 have the same coordinates (t=0, x=0)",
-    ),
-    (
         lambda: Observations({"time": T4, "x": X4}, {"u": np.ones(4)}),
         "Coordinate name 'time' is not a single letter. symweak writes derivatives as u_xx, so "
         "each coordinate must be one letter (t, x, y, z, ...). Map it with rename={'time': 't'} "

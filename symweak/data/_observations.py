@@ -9,6 +9,9 @@ Developer notes:
   grid point is present (then ``to_grid`` rebuilds the arrays). Sampling keeps this.
 * ``clean`` holds noise-free values at the same points when they are known (benchmarks),
   for evaluation only; training never sees them.
+* Points with equal coordinates are replicates (``replicates``): kept as independent
+  samples, never averaged; such points are not recorded on a lattice (a grid index is one
+  point's).
 """
 
 from __future__ import annotations
@@ -21,11 +24,11 @@ import numpy as np
 from .._errors import DataError
 from ._axes import Grid, _order_coords, _renamed
 from ._lattice import find_lattice
+from ._replicates import Replicates, find_replicates
 from ._validate import (
     as_axis,
     as_coordinate,
     as_field,
-    check_distinct_points,
     check_extent,
     check_finite,
     check_magnitude,
@@ -108,11 +111,13 @@ class Observations:
             raise DataError("grid and grid_index must be given together.")
         self.grid = grid
         self.grid_index = None
+        #: points that share coordinates (:class:`Replicates`), or None
+        self.replicates: Replicates | None = None
         if grid is not None:
             self.grid_index = self._checked_index(grid, grid_index, n)
         elif check_duplicates:
-            check_distinct_points(self.coords)
-            found = find_lattice(self.coords)
+            self.replicates = find_replicates(self.coords)
+            found = None if self.replicates else find_lattice(self.coords)
             if found is not None:  # point columns of a simulation grid: record the grid
                 self.grid, self.grid_index = Grid(found[0]), found[1]
             else:  # (a lattice with two values per axis spans its whole space)
@@ -299,7 +304,14 @@ class Observations:
         fields = ", ".join(
             f"{n} ({'complex' if np.iscomplexobj(v) else 'real'})" for n, v in self.fields.items()
         )
-        if self.lattice_found:  # say what was found in the coordinates
+        if self.replicates is not None:
+            lines = [f"{self.replicates.describe(len(self))}; {bounds}; fields: {fields}"]
+            spread = ", ".join(
+                f"{f} {self.replicates.spread(v):.3g} ({100 * r:.3g}% of its std)"
+                for (f, v), r in zip(self.fields.items(), self.replicate_noise().values())
+            )
+            lines.append(f"replicate spread: {spread}")
+        elif self.lattice_found:  # say what was found in the coordinates
             shape = " × ".join(map(str, self.grid.shape))
             filled = "complete" if self.is_full_grid else f"{100 * self.ratio:.3g}% filled"
             lines = [f"{len(self)} points on a {shape} grid ({filled}); {bounds}; fields: {fields}"]
@@ -312,6 +324,11 @@ class Observations:
         if "source" in self.meta:
             lines.append(f"source: {self.meta['source']}")
         return "\n".join(lines)
+
+    def replicate_noise(self) -> dict[str, float]:
+        """``{field: spread of the replicates / standard deviation of the field}`` (see
+        :class:`Replicates`); empty when no coordinate is measured twice."""
+        return {} if self.replicates is None else self.replicates.noise(self.fields)
 
     def _kind(self) -> str:
         if self.is_full_grid:
@@ -341,6 +358,8 @@ class Observations:
             check_duplicates=False,
         )
         out.domain = self.domain  # checked against the whole set; a subset keeps it
+        if self.replicates is not None:
+            out.replicates = find_replicates(coords)
         return out
 
     def subset(self, index) -> Observations:

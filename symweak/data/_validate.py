@@ -16,7 +16,6 @@ __all__ = [
     "as_axis",
     "as_coordinate",
     "as_field",
-    "check_distinct_points",
     "check_extent",
     "check_finite",
     "check_names",
@@ -261,22 +260,6 @@ def check_spread(coords: Mapping[str, np.ndarray]) -> None:
         "needs points spread over a region of that space, not along a line (e.g. one probe "
         "moving at constant speed). Add points off it."
     )
-
-
-def check_distinct_points(coords: Mapping[str, np.ndarray]) -> None:
-    stacked = np.stack(list(coords.values()), axis=1)
-    order = np.lexsort(stacked.T[::-1])
-    s = stacked[order]
-    same = np.all(s[1:] == s[:-1], axis=1)
-    if same.any():
-        k = int(np.flatnonzero(same)[0])
-        i, j = sorted((int(order[k]), int(order[k + 1])))
-        count = int(same.sum())
-        raise DataError(
-            f"Points {i} and {j} have the same coordinates ({_where(coords, i).split('(', 1)[1]} "
-            f"— {count} duplicate(s) in all. Average repeated measurements or drop duplicates "
-            "before building the observations."
-        )
 
 
 def require_points(n_points: int, n_unknowns: int, what: str) -> None:

@@ -31,7 +31,8 @@ def held_out_term(model, held, mode: str, max_points: int | None, seed: int):
 
 
 def split_points(obs, fraction: float, seed: int):
-    """(train, held-out) observations; ``held`` is None when ``fraction`` is 0."""
+    """(train, held-out) observations; ``held`` is None when ``fraction`` is 0. Replicates
+    (points that share coordinates) go to the same side."""
     if not 0.0 <= fraction < 1.0:
         raise SymweakError(f"validation fraction must be in [0, 1), got {fraction}.")
     n = len(obs)
@@ -39,8 +40,16 @@ def split_points(obs, fraction: float, seed: int):
     if k == 0:
         return obs, None
     rng = np.random.default_rng(child_seed(seed, "held_out_split"))
-    held = np.zeros(n, dtype=bool)
-    held[rng.choice(n, size=k, replace=False)] = True
+    reps = getattr(obs, "replicates", None)
+    if reps is not None:  # hold out whole coordinates: a replicate left in training would
+        # make the held-out loss that of a point the surrogate saw
+        groups = max(1, round(fraction * reps.distinct))
+        held = np.zeros(reps.distinct, dtype=bool)
+        held[rng.choice(reps.distinct, size=groups, replace=False)] = True
+        held = held[reps.group]
+    else:
+        held = np.zeros(n, dtype=bool)
+        held[rng.choice(n, size=k, replace=False)] = True
     return obs.subset(~held), obs.subset(held)
 
 

@@ -31,7 +31,15 @@ def estimate_noise(obs, k: int | None = None, max_points: int = 20_000, seed: in
 
     ``k`` neighbours (default: three times the quadratic's coefficients); at most
     ``max_points`` points are evaluated (a seeded subset; their neighbours come from all
-    points). Fields that are constant give 0."""
+    points). Fields that are constant give 0.
+
+    Observations with replicates (points that share coordinates) give the replicates'
+    pooled spread instead (``obs.replicate_noise()``): a measurement of the noise, where
+    the neighbour fit is only an estimate."""
+    reps = getattr(obs, "replicate_noise", None)
+    measured = reps() if reps is not None else {}
+    if measured and all(v == v for v in measured.values()):
+        return measured
     from scipy.spatial import cKDTree
 
     names = obs.coord_names

@@ -138,6 +138,8 @@ def _what(obs, counts, noise, device) -> str:
     points = f"{len(obs):,} points".replace(",", " ")
     if obs.grid is not None:
         where = f"on a {' × '.join(map(str, obs.grid.shape))} grid"
+    elif obs.replicates is not None:
+        where = f"at {obs.replicates.distinct:,} coordinates (replicates)".replace(",", " ")
     else:
         where = "scattered"
     gauss = (
@@ -146,7 +148,8 @@ def _what(obs, counts, noise, device) -> str:
         else f"{'/'.join(map(str, counts))} Gaussians compared"
     )
     if noise:
-        gauss += f" (noise ≈ {max(noise.values()):.2g} of the spread)"
+        how = "measured by the replicates" if obs.replicates is not None else "of the spread"
+        gauss += f" (noise ≈ {max(noise.values()):.2g} {how})"
     return f"network method: {points} {where}, {gauss}, on {device}"
 
 
