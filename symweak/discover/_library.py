@@ -242,6 +242,22 @@ def equation_libraries(problem, library):
     return libs, reports, ties
 
 
+def kept_by_filters(problem, lhs, terms) -> list[Term]:
+    """``terms`` less those a filter rule (constraint rules, then the problem's) removes
+    from ``lhs``'s library: for terms that join a library after the rules ran (product
+    terms of the final fit)."""
+    from ..rules import Rule, apply_rules, rule_from_spec
+
+    constraints = problem.constraints
+    specs = [*(constraints.rules if constraints is not None else ()), *problem.rules]
+    rules = [r if isinstance(r, Rule) else rule_from_spec(r) for r in specs]
+    filters = [r for r in rules if r.action == "filter"]
+    if not filters or not terms:
+        return list(terms)
+    libs, _ = apply_rules({lhs: list(terms)}, filters, problem.coords, problem.fields)
+    return libs[lhs]
+
+
 def conserves(lhs: Term, constraints) -> bool:
     """Whether ``conserved:`` puts the equation of ``lhs`` in conservation form."""
     return bool(

@@ -276,10 +276,44 @@ def _statement(stmt: Tree, builder: _Builder, text: str, found: dict) -> None:
         found["ops"] = _run(builder, stmt.children[0], text)
     elif kind == "order_stmt":
         _order(stmt, builder, text, found["max_order"])
+    elif kind == "symmetric_stmt":
+        found["rules"].extend(_symmetric(stmt, builder, text))
     elif kind == "builtin_rule_stmt":
         found["rules"].append(_builtin_rule(stmt, builder, text))
     elif kind == "rule_stmt":
         found["rules"].append(_rule(stmt, builder, text))
+
+
+def _symmetric(stmt: Tree, builder: _Builder, text: str) -> list[RuleSpec]:
+    """``symmetric: x, y``: one mirror rule ``x -> -x`` (as filter) per space coordinate —
+    the data have no preferred direction along it, so terms odd in it are removed. The
+    fields are taken as unchanged by the mirror (densities, concentrations, heights)."""
+    out = []
+    for tok in stmt.children[0].children:
+        name = str(tok)
+        if name == "t" or name not in builder.coords:
+            space = [c for c in builder.coords if c != "t"]
+            what = "not t (time has a direction)" if name == "t" else f"`{name}` is not one"
+            raise GrammarError(
+                f"`symmetric:` takes space coordinates (here: {', '.join(space)}); {what}.",
+                text,
+                tok.line,
+                tok.column,
+                "For a velocity along x, which the mirror turns round, write "
+                "`rule mirror: x -> -x, u -> -u`.",
+            )
+        spec = RuleSpec(
+            f"symmetric({name})",
+            substitutions=((builder.coords[name], -builder.coords[name]),),
+            action="filter",
+            builtin=False,
+        )
+        if spec in out:
+            raise GrammarError(
+                f"`{name}` is listed twice in `symmetric:`.", text, tok.line, tok.column
+            )
+        out.append(spec)
+    return out
 
 
 def _conserved(stmt: Tree, builder: _Builder, text: str, conserved: list) -> None:

@@ -53,11 +53,12 @@ CONSTRAINT_ERRORS: dict[str, list[str]] = {
         "fields u, v",
         "keep u_xx",
         "ops +,-",
+        "symmetric x",
     ],
     (
         "Unknown statement. Statements are `lhs:`, `fields:`, `coords:`, `ops:`, `order:`, "
-        "`forbid:`, `keep:`, `add:`, `inputs:`, `conserved:`, `rule NAME: ...`, or a built-in "
-        "rule such as `galilean(u, v)`."
+        "`forbid:`, `keep:`, `add:`, `inputs:`, `conserved:`, `symmetric:`, `rule NAME: ...`, "
+        "or a built-in rule such as `galilean(u, v)`."
     ): ["foo: u", "lhs: u_t\nbar: x", "fields: u\n2"],
     "Each `order:` item is `coordinate <= integer`, e.g. `order: x <= 4`.": [
         "order: x = 4",
@@ -77,10 +78,11 @@ CONSTRAINT_ERRORS: dict[str, list[str]] = {
     ],
     "A list ends with a comma; remove it or add an item.": [
         "fields: u,",
+        "symmetric: x,",
         "lhs: u_t,",
         "forbid: u,",
     ],
-    "A statement has nothing after `:`.": ["lhs:", "fields:\n", "keep:;"],
+    "A statement has nothing after `:`.": ["lhs:", "fields:\n", "keep:;", "symmetric:"],
 }
 
 

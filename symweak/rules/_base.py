@@ -228,7 +228,7 @@ class Rule:
     def _mapped(self, term: Term, bound):
         """(F(U(u)), D̄^α as a polynomial in derivative symbols d_k) of g(T)."""
         coords, fmap, _params, Dbar = bound
-        F = term.F.xreplace(fmap)
+        F = term.F.xreplace({**_derivative_images(term.F, coords, fmap, Dbar), **fmap})
         orders = term.orders([c.name for c in coords])
         d = _dsymbols(len(coords))
         op = sympy.Integer(1)
@@ -417,3 +417,17 @@ class Rule:
 
 
 # ---------------------------------------------------------------------------- built-ins
+
+
+def _derivative_images(F: sympy.Expr, coords, fmap, Dbar) -> dict:
+    """The image of every derivative D^β u inside F (product terms such as u_x²):
+    D̄^β applied to u's image, d/dx̄_i = Σ_k Dbar[i, k] d/dx_k — under x -> -x, u_x -> -u_x."""
+    out = {}
+    for d in F.atoms(sympy.Derivative):
+        image = fmap.get(d.expr, d.expr)
+        for var, n in d.variable_count:
+            i = list(coords).index(var)
+            for _ in range(n):
+                image = sum(Dbar[i, k] * sympy.diff(image, c) for k, c in enumerate(coords))
+        out[d] = sympy.expand(image)
+    return out

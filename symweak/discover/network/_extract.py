@@ -21,6 +21,7 @@ from .._library import (
     filter_library,
     has_fitted_constants,
     is_flux_term,
+    kept_by_filters,
     union,
 )
 from .._settings import EXTRACT_TOL, MAX_DEGREE, SHAPE_TOL
@@ -211,6 +212,7 @@ def with_products(state, library, libraries, ties, products) -> Candidates:
         own = [t for t in products if t not in libraries[lhs]]
         if conserves(lhs, problem.constraints):
             own = [t for t in own if is_flux_term(t, lhs)]
+        own = kept_by_filters(problem, lhs, own)
         libraries[lhs] = libraries[lhs] + own
     readable_cols = [
         [position[t] for t in libraries[lhs] if not has_fitted_constants(t)] for lhs in problem.lhs
