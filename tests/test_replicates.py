@@ -69,3 +69,23 @@ def test_groups_follow_the_users_order():
     np.testing.assert_array_equal(reps.group, [0, 1, 0, 2])
     np.testing.assert_array_equal(reps.counts, [2, 1, 1])
     assert find_replicates({"t": np.array([0.0, 1]), "x": np.array([0.0, 0])}) is None
+
+
+# ----------------------------------------------------------------- few snapshots
+def test_what_the_log_says_of_snapshots(caplog):
+    from symweak.discover._snapshots import say_snapshots
+    from symweak.grammar import parse_terms
+
+    t, x, u = _assay()  # 6 snapshots 0.2 apart, 40 places, 3 replicates
+    obs = Observations({"t": t, "x": x}, {"u": u})
+    with caplog.at_level("INFO", logger="symweak"):
+        text = say_snapshots(obs, parse_terms("u_t"), 3)
+    assert text == (
+        "symweak: the data are 6 snapshots in t (every 0.2, about 120 points each): time "
+        "derivatives up to order 3 can be identified (u_t asked); between snapshots the "
+        "surrogate interpolates"
+    )
+    assert text in caplog.text
+    dense = Observations({"t": np.repeat(np.arange(11.0), 3), "x": np.tile([0.0, 1, 2], 11)},
+                         {"u": np.arange(33.0)})  # fmt: skip
+    assert say_snapshots(dense, parse_terms("u_t"), 3) is None

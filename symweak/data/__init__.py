@@ -2,6 +2,7 @@
 
 from ._axes import Grid as Grid
 from ._domain import Domain as Domain
+from ._examples import scratch_assay as scratch_assay
 from ._io import FORMATS as FORMATS
 from ._io import from_xarray as from_xarray
 from ._io import load as load

@@ -17,6 +17,7 @@ from ..data import Observations, load
 from ..grammar import Constraints, OperatorSet, parse_constraints, parse_operators, parse_terms
 from ..ir import Term
 from ._library import symbols
+from ._snapshots import say_snapshots
 
 __all__ = ["Problem", "as_observations"]
 
@@ -73,6 +74,7 @@ class Problem:
             opset = cons.ops
         lhs_terms = _lhs_terms(lhs, obs, cons)
         _check_dynamics(obs, lhs_terms)
+        say_snapshots(obs, lhs_terms, MIN_TIMES)
         bound = _check_rules(rules, obs)
         if split:  # the paper's U(1) hypothesis for complex fields: candidates, not constraints
             from ..rules import U1

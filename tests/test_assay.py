@@ -1,0 +1,59 @@
+"""Data shaped like an experiment's: the shipped scratch assays and their simulated twin."""
+
+import numpy as np
+import pytest
+
+import symweak
+from symweak import DataError
+from symweak.bench._assay import assay_twin
+from symweak.data import scratch_assay
+
+
+def test_shipped_assays_load_with_their_replicates():
+    obs = scratch_assay(10_000)
+    assert repr(obs).startswith(
+        "<Observations 570 points at 190 distinct coordinates, 3 replicates each; "
+        "t in [0, 48], x in [25, 1875]"
+    )
+    # the pooled spread is the root mean square of the file's own per-place SD column
+    assert obs.replicates.spread(obs.fields["u"]) == pytest.approx(1.272e-4, rel=2e-3)
+    assert obs.meta["units"] == {"t": "h", "x": "µm", "u": "cells/µm²"}
+    means = scratch_assay(20_000, replicates=False)
+    assert means.is_full_grid and means.grid.shape == (5, 38)
+    with pytest.raises(DataError, match=r"No scratch assay with 5000 cells per well is shipped"):
+        scratch_assay(5000)
+
+
+def test_twin_is_the_assay_layout_in_its_units():
+    obs = assay_twin(20_000, noise=0.1, seed=0)
+    assert len(obs) == 570 and obs.replicates.distinct == 190
+    np.testing.assert_array_equal(np.unique(obs.coords["t"]), [0, 12, 24, 36, 48])
+    np.testing.assert_allclose(np.unique(obs.coords["x"]), 25 + 50 * np.arange(38))
+    assert obs.meta["truth"] == "u_t = 600*u_xx + 0.055*u - 32.3529*u^2"
+    clean = obs.clean["u"][:190].reshape(5, 38)
+    assert clean[0, 0] == pytest.approx(1.15e-3, rel=1e-3)  # outside the scratch at t = 0
+    assert clean[0, 19] < 1e-6  # inside it
+    assert 1.5e-3 < clean[-1, 0] < 1.7e-3  # grown towards K = 1.7e-3 by 48 h
+
+
+def _coefficients(res):
+    return {t.short(): float(c) for t, c in res.coefficients.items()}
+
+
+@pytest.mark.slow  # two whole runs (about 30 s each on 2 cores)
+def test_rescaled_units_give_rescaled_coefficients_and_the_same_verdicts():
+    """The twin in µm, h, cells/µm² and in mm, days, cells/mm²: the same equation, every
+    coefficient converted (u_xx × 24/1e6, u × 24, u² × 24/1e6) within 3 %, the same
+    verdicts; and the µm run within 3 % of the truth (5 snapshots, clean)."""
+    obs = assay_twin(20_000, noise=0.0, seed=0)
+    mm = symweak.Observations(
+        {"t": obs.coords["t"] / 24, "x": obs.coords["x"] / 1000}, {"u": obs.fields["u"] * 1e6}
+    )
+    kw = dict(ops="+,-,*", lhs="u_t", constraints="symmetric: x", seed=0, progress=False)
+    a, b = symweak.discover(obs, **kw), symweak.discover(mm, **kw)
+    ca, cb = _coefficients(a), _coefficients(b)
+    assert set(ca) == {"u_xx", "u", "u^2"}
+    assert ca == pytest.approx({"u_xx": 600.0, "u": 0.055, "u^2": -32.35}, rel=0.03)
+    factor = {"u_xx": 24 / 1e6, "u": 24.0, "u^2": 24 / 1e6}
+    assert cb == pytest.approx({k: v * factor[k] for k, v in ca.items()}, rel=0.03)
+    assert a.verdicts == b.verdicts
