@@ -24,7 +24,7 @@ PUBLISHED = {"D": (250.0, 1000.0), "r": (0.04, 0.07), "K": (1.7e-3 * 0.8, 1.7e-3
 
 def fisher_kpp(res):
     """(D, r, K) where the equation is D u_xx + r u − (r/K) u², else None."""
-    coef = {term.short(): float(c) for term, c in res.coefficients.items()}
+    coef = {term.short(): float(c) for term, c in res.ir.coefficients.items()}
     if set(coef) != {"u_xx", "u", "u^2"} or coef["u^2"] >= 0:
         return None
     return coef["u_xx"], coef["u"], -coef["u"] / coef["u^2"]
