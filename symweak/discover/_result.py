@@ -269,6 +269,7 @@ class Discovery(Readings):
         data,
         *,
         periodic=None,
+        mirror=(),
         integrator: str = "BDF",
         rtol: float = 1e-6,
         atol: float = 1e-8,
@@ -278,14 +279,20 @@ class Discovery(Readings):
         ``data``: observations that fill a grid (or a file), or scattered observations when
         this result has a surrogate (its prediction on the data's grid is used).
         ``periodic``: space axes that wrap around (default: those recorded in the data's
-        metadata, else none). Returns a :class:`Simulation` with the simulated fields and the
-        relative L2 error against the data per field.
+        metadata, else none). ``mirror``: space axes with a no-flux boundary at both ends
+        (a scratch assay's well): the axis is extended by its reflection about half a
+        spacing beyond its end points and integrated as periodic — exact for equations
+        with no preferred direction along it (``symmetric: x``). Returns a
+        :class:`Simulation` with the simulated fields and the relative L2 error against the
+        data per field.
         """
         from ._problem import as_observations
         from ._simulate import simulate
 
         obs = as_observations(data)
-        return simulate(self, obs, periodic=periodic, integrator=integrator, rtol=rtol, atol=atol)
+        return simulate(
+            self, obs, periodic=periodic, mirror=mirror, integrator=integrator, rtol=rtol, atol=atol
+        )
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict:

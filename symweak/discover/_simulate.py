@@ -53,11 +53,35 @@ def _field_order(system) -> list[str]:
     return seen
 
 
-def simulate(result, obs, *, periodic, integrator, rtol, atol) -> Simulation:
+def _mirrored(axes: dict, grids: dict, mirror) -> tuple[dict, dict]:
+    """The grids extended along each axis of ``mirror`` by their reflection (about half a
+    spacing beyond the last point), so that a periodic simulation on the doubled axis is
+    the no-flux (mirror) boundary on the original one."""
+    axes, grids = dict(axes), dict(grids)
+    for name in mirror:
+        if name not in axes or name == "t":
+            space = [n for n in axes if n != "t"]
+            raise DataError(f"mirror names {name!r}; the data's space axes are {space}.")
+        a = np.asarray(axes[name], dtype=float)
+        axes[name] = np.concatenate([a, a[-1] + (a[-1] - a[::-1]) + (a[1] - a[0])])
+        i = list(axes).index(name)
+        grids = {f: np.concatenate([g, np.flip(g, axis=i)], axis=i) for f, g in grids.items()}
+    return axes, grids
+
+
+def simulate(result, obs, *, periodic, integrator, rtol, atol, mirror=()) -> Simulation:
     """See :meth:`Discovery.simulate`."""
     axes, grids = _reference_grids(result, obs)
     if periodic is None:
         periodic = tuple(obs.meta.get("periodic", ()))
+    mirror = tuple(mirror)
+    sizes = {n: len(a) for n, a in axes.items()}
+    if mirror:
+        both = sorted(set(mirror) & set(periodic))
+        if both:
+            raise DataError(f"An axis cannot be both periodic and mirrored: {both}.")
+        axes, grids = _mirrored(axes, grids, mirror)
+        periodic = (*periodic, *mirror)
     order = list(axes)
     code = result.to_code("sim", periodic=periodic, integrator=integrator)
     module = types.ModuleType("symweak_simulation")
@@ -90,6 +114,10 @@ def simulate(result, obs, *, periodic, integrator, rtol, atol) -> Simulation:
     except (RuntimeError, ValueError) as exc:
         raise SymweakError(f"The simulation failed: {exc}") from None
     fields = {inverse[s]: v for s, v in out.items()}
+    if mirror:  # back to the data's own axes
+        crop = (slice(None), *(slice(0, sizes[n]) for n in order[1:]))
+        fields = {k: v[crop] for k, v in fields.items()}
+        grids = {k: v[crop] for k, v in grids.items()}
     errors = {}
     for name, values in fields.items():
         ref = grids[name][: len(values)]
