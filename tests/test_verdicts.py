@@ -116,6 +116,30 @@ def test_a_discovery_reports_verdicts_alternatives_and_floors():
     assert "u_t: detection floor (smaller |coefficient| would not be detected): u_xx 0.11" in text
 
 
+def test_an_equation_the_verdicts_contradict_says_so():
+    """The selection kept d_xx(u^2) of two diffusion terms that stand in for each other,
+    and the data determine u_xx (the assay twin, clean, with order: x <= 2)."""
+    res = _result()
+    res.system = System([parse_equation("u_t = 0.05*u - 28*u^2 + 4.6e5*d_xx(u^2)")])
+    res.history.fits[0].verdicts = {
+        "u": "determined", "u^2": "determined", "u_xx": "determined", "d_xx(u^2)": "uncertain",
+    }  # fmt: skip
+    assert res.disagreements() == {"u_t": (["u_xx"], [])}
+    assert str(res).splitlines()[1:] == [
+        "uncertain: d_xx(u^2) (the data cannot tell; see res.alternatives)",
+        "the data determine u_xx, which this equation lacks (the first of res.alternatives is "
+        "the equation they prefer)",
+    ]
+    assert res.warnings()[-1] == (
+        "u_t: the data determine u_xx, which the equation lacks: the selection kept the weaker "
+        "of terms that stand in for each other; the first of res.alternatives is the equation "
+        "the data prefer."
+    )
+    res.history.fits[0].verdicts = {"u": "determined", "u^2": "determined"}
+    assert res.disagreements() == {"u_t": ([], ["d_xx(u^2)"])}
+    assert _result().disagreements() == {}
+
+
 def test_one_alternative_is_counted_in_the_singular():
     res = _result()
     res.history.fits[0].alternatives = res.history.fits[0].alternatives[1:]

@@ -149,6 +149,24 @@ class Readings:
                 out[lhs] = terms
         return out
 
+    def disagreements(self) -> dict:
+        """``{lhs: (determined terms the equation lacks, its terms the data exclude)}`` for
+        the equations whose returned form the verdicts contradict: the selection kept the
+        weaker of two terms that stand in for each other, and the data prefer the first
+        of ``res.alternatives`` (only equations that have some)."""
+        out = {}
+        for eq in self.system:
+            lhs = eq.lhs.short()
+            verdicts = self._per_lhs("verdicts").get(lhs)
+            if not verdicts:
+                continue
+            shown = {t.short() for t in eq.coefficients}
+            lacks = [t for t, v in verdicts.items() if v == "determined" and t not in shown]
+            excluded = [t for t in shown if t not in verdicts]
+            if lacks or excluded:
+                out[lhs] = (lacks, excluded)
+        return out
+
     @property
     def unexplained(self) -> dict | float:
         """The part of each left-hand side's weak form that its equation leaves unexplained:

@@ -26,6 +26,20 @@ MANY_TERMS = 6
 UNEXPLAINED_WARNING = 0.5
 
 
+def _contradicted(lhs: str, lacks, excluded) -> str:
+    """The warning for an equation whose returned form the verdicts contradict."""
+    parts = []
+    if lacks:
+        parts.append(f"determine {_and(lacks)}, which the equation lacks")
+    if excluded:
+        parts.append(f"exclude {_and(excluded)}, which it has")
+    return (
+        f"{lhs}: the data {' and '.join(parts)}: the selection kept the weaker of terms that "
+        "stand in for each other; the first of res.alternatives is the equation the data "
+        "prefer."
+    )
+
+
 def _some(terms) -> str:
     """``terms`` joined, or the first few and how many more."""
     if len(terms) <= MANY_TERMS:
@@ -110,6 +124,7 @@ class Discovery(Readings):
             if sizes:
                 text += f"; they would not detect {_and(sizes)}"
             out.append(text + ".")
+        out.extend(_contradicted(lhs, *both) for lhs, both in self.disagreements().items())
         return out
 
     def summary(self, digits: int | None = None) -> str:
@@ -198,6 +213,13 @@ class Discovery(Readings):
                 )
                 + " (the data cannot tell; see res.alternatives)"
             )
+        for lhs, (lacks, excluded) in self.disagreements().items():
+            where = f"{lhs}: " if len(self.system) > 1 else ""
+            if lacks:
+                text += f"\n{where}the data determine {_and(lacks)}, which this equation lacks"
+            if excluded:
+                text += f"\n{where}the data exclude {_and(excluded)}, which this equation has"
+            text += " (the first of res.alternatives is the equation they prefer)"
         return text
 
     def __repr__(self) -> str:
