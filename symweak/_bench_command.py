@@ -58,9 +58,9 @@ def _bench_data(args) -> int:
         raise SymweakError("Name a system, e.g. `symweak bench data burgers`.")
     system = get_system(args.rest[0])
     obs = generate(system.name, split=not args.complex)
-    if args.ratio < 1.0:
+    if args.ratio != 1.0:  # the API's own checks (a ratio above 1 is refused there)
         obs = obs.sample(args.ratio, seed=args.seed)
-    if args.noise > 0.0:
+    if args.noise != 0.0:  # (and a negative noise level)
         obs = obs.add_noise(args.noise, seed=args.seed)
     out = args.out or f"{system.name}.npz"
     obs.save(out)
@@ -208,11 +208,23 @@ def _zoo_sweep(cases, args, seeds, options) -> tuple[list[dict], bool]:
                 "seed": run.seed, "half": half[run.system], "TPR": [row["tpr"]],
                 "E_inf": [row["e_inf"]], "E_2": [row["e_2"]], "seconds": row["seconds"],
                 "equation": row["equation"],
+                "equation_display": display_equation(row["equation"]),
                 "honest": None if row["honest"] is None else [bool(row["honest"])],
                 "exact": None if row["exact"] is None else [bool(row["exact"])],
             }
         )  # fmt: skip
     return rows, summary.interrupted
+
+
+def display_equation(text: str, digits: int = 4) -> str:
+    """A stored equation (every digit, one equation per line) as ``print(res)`` shows it:
+    ``digits`` significant digits per coefficient (the text itself where it does not parse)."""
+    from .grammar import parse_equation
+
+    try:
+        return "\n".join(parse_equation(line).short(digits) for line in text.splitlines() if line)
+    except SymweakError:
+        return text
 
 
 def add_bench_parser(sub) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -93,17 +94,46 @@ def _load_options(args: argparse.Namespace) -> dict:
     return out
 
 
+def _check_writable(path: str) -> None:
+    """Refuse an output path that cannot be written, before anything runs."""
+    folder = Path(path).expanduser().resolve().parent
+    if not folder.is_dir():
+        raise SymweakError(
+            f"Cannot save to {path}: the folder {folder} does not exist. Create it or choose "
+            "another --out."
+        )
+    if not os.access(folder, os.W_OK):
+        raise SymweakError(
+            f"Cannot save to {path}: the folder {folder} is not writable. Choose another --out."
+        )
+
+
+def _constraint_text(value: str | None) -> str | None:
+    """``--constraints``: the text of a file when the value names one, else the text itself
+    (``--constraints "forbid: u"``)."""
+    if not value:
+        return None
+    path = Path(value).expanduser()
+    if path.is_file():
+        return path.read_text(encoding="utf-8")
+    if path.suffix in (".txt", ".spec", ".cfg") and ":" not in value and "(" not in value:
+        raise SymweakError(
+            f"--constraints names {value}, which does not exist; give a file or the "
+            'constraint text itself (--constraints "forbid: u").'
+        )
+    return value
+
+
 def _cmd_discover(args: argparse.Namespace) -> int:
     from . import discover, load
 
+    if args.out:
+        _check_writable(args.out)
+    constraints = _constraint_text(args.constraints)
     obs = load(args.file, **_load_options(args))
     if args.domain == "covered":  # test functions only where the data are
         obs = obs.with_domain("covered")
         print(f"domain: {obs.domain.describe()}")
-    constraints = None
-    if args.constraints:
-        with open(args.constraints, encoding="utf-8") as fh:
-            constraints = fh.read()
     res = discover(
         obs,
         ops=args.ops,
@@ -291,7 +321,9 @@ def _discover_parser(sub) -> None:
     p.add_argument("--rename", default=None, help="rename columns first: time=t,X=x")
     p.add_argument("--ops", default="id,^2,^3,sin,*", help='operator set, e.g. "+,-,*,sin"')
     p.add_argument("--lhs", default=None, help='left-hand side(s), e.g. "u_t" or "u_t, v_t"')
-    p.add_argument("--constraints", default=None, help="file with a constraint spec")
+    p.add_argument(
+        "--constraints", default=None, help="a constraint spec: its text, or a file holding it"
+    )
     p.add_argument("--domain", choices=["covered"], help="test functions only where data are")
     p.add_argument("--method", default="auto", choices=list(METHODS))
     p.add_argument(

@@ -223,6 +223,20 @@ IN_MEMORY = [
     ),
     ("noise NaN", lambda: obs().add_noise(float("nan")), DataError, "Noise level must be a finite"),
     (
+        "noise on a field that is zero everywhere",
+        lambda: obs(u=np.zeros(N)).add_noise(0.1),
+        DataError,
+        "Field 'u' is zero everywhere: noise relative to its root mean square (sigma_NR) would "
+        "be zero too. Add noise of a size of your own (u + s * rng.standard_normal(n)), or "
+        "check that 'u' is the right field.",
+    ),
+    (
+        "a shipped assay that is not shipped",
+        lambda: symweak.data.scratch_assay(5000),
+        DataError,
+        "No scratch assay with 5000 cells per well is shipped; choose one of 10000, 20000.",
+    ),
+    (
         "noise inf",
         lambda: obs().add_noise(float("inf")),
         DataError,
@@ -292,6 +306,31 @@ REQUESTS = [
         lambda: discover(obs(), constraints="keep("),
         GrammarError,
         "A statement needs `:` after its keyword, e.g. `lhs: u_t`.",
+    ),
+    (
+        "a term kept and forbidden",
+        lambda: discover(obs(), constraints="keep: u_xx\nforbid: u_xx"),
+        GrammarError,
+        "`u_xx` is both in `forbid:` and in `keep:`; remove it from one of the two.",
+    ),
+    (
+        "terms added and forbidden",
+        lambda: discover(obs(), constraints="add: u_xx, u^3\nforbid: u^3, u_xx"),
+        GrammarError,
+        "`u_xx`, `u^3` are both in `forbid:` and in `add:`; remove them from one of the two.",
+    ),
+    (
+        "lhs= and lhs: differ",
+        lambda: discover(obs(), lhs="u_t", constraints="lhs: u_tt"),
+        SymweakError,
+        "lhs='u_t' and the constraints' `lhs: u_tt` differ; give the left-hand side once "
+        "(either place is enough).",
+    ),
+    (
+        "symmetric in time",
+        lambda: discover(obs(), constraints="symmetric: t"),
+        GrammarError,
+        "`symmetric:` takes space coordinates (here: x); not t (time has a direction).",
     ),
     (
         "no data",
@@ -489,3 +528,59 @@ def test_complex_field_with_real_lhs_is_split_with_a_note(caplog):
         "symweak: complex field(s) split into real and imaginary parts (u = ure + i uim) with "
         "the U(1) hypothesis; left-hand sides u_t -> ure_t, uim_t" in caplog.text
     )
+
+
+def test_coefficients_take_short_names_and_say_which_exist():
+    from symweak.discover import Discovery
+    from symweak.ir import System
+
+    res = Discovery(
+        System([symweak.parse_equation("u_t = -0.5*d_x(u^2) + 0.1*u_xx")]),
+        coords=("t", "x"),
+        fields=("u",),
+    )
+    assert res.coefficients["u_xx"] == 0.1 and res.coefficients["d_x(u^2)"] == -0.5
+    assert "u_xx" in res.coefficients and res.coefficients.get("u") is None
+    with pytest.raises(KeyError, match=r"'u' is not a term of this equation; its terms are "
+                       r"d_x\(u\^2\), u_xx\."):  # fmt: skip
+        res.coefficients["u"]
+
+
+def test_cli_refuses_what_the_api_refuses_before_any_work(tmp_path, capsys):
+    from symweak.cli import main
+
+    assert main(["bench", "data", "burgers", "--ratio", "2", "--out", str(tmp_path / "a.npz")]) == 2
+    assert "Sampling ratio must be in (0, 1], got 2.0. Use 0.1 for 10 %." in capsys.readouterr().err
+    assert (
+        main(["bench", "data", "burgers", "--noise", "-1", "--out", str(tmp_path / "b.npz")]) == 2
+    )
+    assert "Noise level must be >= 0, got -1.0. Use 0.2 for 20 %." in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+    missing = tmp_path / "no" / "run.json"
+    assert main(["discover", str(tmp_path / "absent.npz"), "--out", str(missing)]) == 2
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"symweak: error: Cannot save to {missing}: the folder {missing.parent} does not exist. "
+        "Create it or choose another --out."
+    )
+
+
+def test_cli_constraints_are_text_or_a_file(tmp_path):
+    from symweak.cli import _constraint_text
+
+    spec = tmp_path / "spec.txt"
+    spec.write_text("forbid: u\n", encoding="utf-8")
+    assert _constraint_text(str(spec)) == "forbid: u\n"
+    assert _constraint_text("forbid: u") == "forbid: u"
+    assert _constraint_text(None) is None
+    with pytest.raises(
+        SymweakError, match=r"--constraints names nothere\.txt, which does not exist"
+    ):
+        _constraint_text("nothere.txt")
+
+
+def test_zoo_rows_show_four_significant_digits():
+    from symweak._bench_command import display_equation
+
+    stored = "u_t = -0.30003706971504884*u + 0.123456789*u_xx\nv_t = 2.000049*u"
+    assert display_equation(stored) == "u_t = -0.3*u + 0.1235*u_xx\nv_t = 2*u"
+    assert display_equation("not an equation") == "not an equation"

@@ -3,6 +3,7 @@
 import ctypes
 import shutil
 import subprocess
+import sys
 import types
 
 import numpy as np
@@ -266,3 +267,16 @@ def test_latex_table_carries_intervals_and_probabilities():
     assert r"$\partial_{t} u$ & $\partial_{xx} u$ & $0.1$ & $[0.09, 0.11]$ & 0.85 \\" in text
     plain = render(System([eq]), "latex", ["t", "x"], document=False)
     assert r"\begin{tabular}{llr}" in plain and "interval" not in plain
+
+
+def test_exported_simulation_script_has_help(tmp_path):
+    res = Discovery(system("u_t = 0.1*u_xx"), coords=("t", "x"), fields=("u",))
+    path = res.export(tmp_path / "sim.py", target="sim", periodic=["x"])
+    out = subprocess.run(
+        [sys.executable, str(path), "--help"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.startswith("usage: sim.py [-h] DATA.npz")
+    assert "arrays t, x, u on a grid (t, x)" in out.stdout
+    bare = subprocess.run([sys.executable, str(path)], capture_output=True, text=True)
+    assert bare.returncode == 2
+    assert "the following arguments are required: DATA.npz" in bare.stderr

@@ -56,6 +56,15 @@ def add_noise(obs, sigma: float, seed: int = 0):
     if sigma < 0:
         raise DataError(f"Noise level must be >= 0, got {sigma}. Use 0.2 for 20 %.")
     seed = check_seed(seed, DataError)
+    if sigma > 0:
+        for name, values in obs.fields.items():
+            if not np.any(values):
+                raise DataError(
+                    f"Field {name!r} is zero everywhere: noise relative to its root mean square "
+                    "(sigma_NR) would be zero too. Add noise of a size of your own "
+                    f"(u + s * rng.standard_normal(n)), or check that {name!r} is the right "
+                    "field."
+                )
     rng = np.random.default_rng(seed)
     noisy = {}
     for name, values in obs.fields.items():

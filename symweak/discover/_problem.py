@@ -73,6 +73,7 @@ class Problem:
         if cons is not None and cons.ops is not None:
             opset = cons.ops
         lhs_terms = _lhs_terms(lhs, obs, cons)
+        _check_same_lhs(lhs_terms, cons)
         _check_dynamics(obs, lhs_terms)
         say_snapshots(obs, lhs_terms, MIN_TIMES)
         bound = _check_rules(rules, obs)
@@ -130,6 +131,19 @@ def _lhs_terms(lhs, obs: Observations, constraints: Constraints | None) -> list[
                 f"lhs `{term.short()}` must be a derivative of one field, such as u_t or u_tt."
             )
     return terms
+
+
+def _check_same_lhs(lhs_terms, constraints: Constraints | None) -> None:
+    """``lhs=`` and the constraints' ``lhs:`` must name the same left-hand sides."""
+    if constraints is None or not constraints.lhs:
+        return
+    given = [t.short() for t in lhs_terms]
+    stated = [t.short() for t in constraints.lhs]
+    if sorted(given) != sorted(stated):
+        raise SymweakError(
+            f"lhs={', '.join(given)!r} and the constraints' `lhs: {', '.join(stated)}` differ; "
+            "give the left-hand side once (either place is enough)."
+        )
 
 
 #: distinct times beyond the time-derivative order that a left-hand side needs

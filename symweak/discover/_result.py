@@ -26,6 +26,28 @@ MANY_TERMS = 6
 UNEXPLAINED_WARNING = 0.5
 
 
+class Coefficients(dict):
+    """A dict keyed by SymPy expressions that also takes the terms' short names."""
+
+    def __init__(self, values: dict, names: dict) -> None:
+        super().__init__(values)
+        self._names = names
+
+    def __missing__(self, key):
+        if isinstance(key, str) and key in self._names:
+            return self[self._names[key]]
+        raise KeyError(
+            f"{key!r} is not a term of this equation; its terms are "
+            f"{', '.join(self._names) or '(none)'}."
+        )
+
+    def __contains__(self, key) -> bool:
+        return super().__contains__(key) or (isinstance(key, str) and key in self._names)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default  # noqa: SIM401 (self.get is this)
+
+
 def _contradicted(lhs: str, lacks, excluded) -> str:
     """The warning for an equation whose returned form the verdicts contradict."""
     parts = []
@@ -175,15 +197,23 @@ class Discovery(Readings):
 
     @property
     def coefficients(self) -> dict:
-        """``{term: float}`` with each term a SymPy expression such as ``Derivative(u**2, x)``.
+        """``{term: float}`` with each term a SymPy expression such as ``Derivative(u**2, x)``;
+        the grammar's short names work as keys too (``res.coefficients["d_x(u^2)"]``).
 
-        For a system: ``{lhs: {term: float}}`` keyed by each left-hand side expression.
+        For a system: ``{lhs: {term: float}}`` keyed by each left-hand side expression (or
+        its short name, ``"u_t"``).
         """
         per_eq = {
-            e.lhs.to_sympy(): {t.to_sympy(): float(c) for t, c in e.coefficients.items()}
+            e.lhs.to_sympy(): Coefficients(
+                {t.to_sympy(): float(c) for t, c in e.coefficients.items()},
+                {t.short(): t.to_sympy() for t in e.coefficients},
+            )
             for e in self.system
         }
-        return next(iter(per_eq.values())) if len(per_eq) == 1 else per_eq
+        if len(per_eq) == 1:
+            return next(iter(per_eq.values()))
+        names = {e.lhs.short(): e.lhs.to_sympy() for e in self.system}
+        return Coefficients(per_eq, names)
 
     def latex(self, digits: int | None = 4) -> str:
         """LaTeX of the equation (``cases`` for a system); coefficients to ``digits`` digits."""

@@ -197,6 +197,7 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
     rules = found["rules"]
     if any(r.name == s.name for i, r in enumerate(rules) for s in rules[:i]):
         raise GrammarError("A rule is given twice.", text)
+    _check_contradictions(found, text)
     return Constraints(
         coords=coord_syms,
         fields=tuple(builder.fields),
@@ -211,6 +212,19 @@ def parse_constraints(text: str, coords=None, fields=None) -> Constraints:
         rules=tuple(rules),
         text=text,
     )
+
+
+def _check_contradictions(found: dict, text: str) -> None:
+    """A term both forbidden and kept (or added) cannot be honoured: refuse it, naming both."""
+    for other in ("keep", "add"):
+        both = [t.short() for t in found[other] if t in found["forbid"]]
+        if both:
+            names = ", ".join(f"`{n}`" for n in both)
+            raise GrammarError(
+                f"{names} {'is' if len(both) == 1 else 'are'} both in `forbid:` and in "
+                f"`{other}:`; remove {'it' if len(both) == 1 else 'them'} from one of the two.",
+                text,
+            )
 
 
 def _names_builder(statements, text: str, coords, fields) -> tuple[_Builder, tuple]:
