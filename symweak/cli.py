@@ -178,15 +178,24 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     res = Discovery.load(args.run)
     obs = load(args.data) if args.data else None
     out = args.out or str(Path(args.run).with_suffix("")) + "_figures"
-    made = save_figures(res, out, obs)
-    if not made:
-        raise SymweakError(
-            "Nothing to plot: the result has no training history; pass --data FILE to plot "
-            "the fields."
-        )
+    skipped: dict[str, str] = {}
+    made = save_figures(
+        res, out, obs, periodic=_axes(args.periodic), mirror=_axes(args.mirror) or (),
+        skipped=skipped,
+    )  # fmt: skip
     for path in made:
         print(f"wrote {path}")
+    for name, why in skipped.items():
+        print(f"not drawn: {name} — {why}")
+    if not made:
+        hint = "" if obs is not None else "; pass --data FILE to plot the fields"
+        raise SymweakError(f"Nothing could be plotted (see above){hint}.")
     return 0
+
+
+def _axes(text: str | None) -> list[str] | None:
+    """``"x, y"`` -> ``["x", "y"]`` (None when not given)."""
+    return [a.strip() for a in text.split(",") if a.strip()] if text else None
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -358,6 +367,12 @@ def _file_parsers(sub) -> None:
     p = sub.add_parser("plot", help="figures of a saved result (losses, coefficients, fields)")
     p.add_argument("run", help="a result saved by `symweak discover --out RUN.json`")
     p.add_argument("--data", default=None, help="the observations, to plot fields and residuals")
+    p.add_argument(
+        "--periodic", default=None, help="space axes that wrap around, for the simulation (x,y)"
+    )
+    p.add_argument(
+        "--mirror", default=None, help="space axes with no-flux ends, for the simulation (x)"
+    )
     p.add_argument("--out", default=None, help="folder for the PNG files (default RUN_figures)")
     p.set_defaults(func=_cmd_plot)
 

@@ -42,7 +42,7 @@ def _plt():
     return plt
 
 
-def _reconstruction(result, obs) -> tuple[dict | None, dict, str]:
+def _reconstruction(result, obs, periodic=None, mirror=()) -> tuple[dict | None, dict, str]:
     """(data on the grid or None, reconstruction on the grid, its label)."""
     if obs.grid is None:
         raise SymweakError("plot_fields needs observations on a grid (full or sampled).")
@@ -52,13 +52,17 @@ def _reconstruction(result, obs) -> tuple[dict | None, dict, str]:
         truth = {f: obs.to_grid(f, which) for f in obs.field_names}
     if result.surrogate is not None:
         return truth, result.surrogate.predict_grid(dict(obs.grid.axes)), "surrogate"
-    return truth, result.simulate(obs).fields, "simulated"
+    return truth, result.simulate(obs, periodic=periodic, mirror=mirror).fields, "simulated"
 
 
-def plot_fields(result, obs, field: str | None = None, snapshots: int = 3):
-    """True vs reconstructed field; returns the matplotlib figure."""
+def plot_fields(
+    result, obs, field: str | None = None, snapshots: int = 3, periodic=None, mirror=()
+):
+    """True vs reconstructed field (the surrogate's, or the equation simulated from the
+    first snapshot with ``periodic``/``mirror`` axes as :meth:`Discovery.simulate`); returns
+    the matplotlib figure."""
     plt = _plt()
-    truth, recon, label = _reconstruction(result, obs)
+    truth, recon, label = _reconstruction(result, obs, periodic, mirror)
     names = [field] if field else [f for f in recon if truth is None or f in truth]
     axes = dict(obs.grid.axes)
     space = [n for n in axes if n != "t"]
@@ -290,8 +294,13 @@ def plot_verdicts(result):
     return fig
 
 
-def save_figures(result, folder, obs=None) -> list[Path]:
-    """Every figure that applies to ``result`` (and ``obs`` when given), as PNG files."""
+def save_figures(
+    result, folder, obs=None, *, periodic=None, mirror=(), skipped: dict | None = None
+) -> list[Path]:
+    """Every figure that applies to ``result`` (and ``obs`` when given), as PNG files.
+    ``skipped`` (a dict, when given) receives ``{figure: why}`` for each figure of ``obs``
+    that could not be drawn (a failed simulation, data off a grid), and for the network's
+    own figures of a result that has them not."""
     plt = _plt()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -305,13 +314,15 @@ def save_figures(result, folder, obs=None) -> list[Path]:
     ]
     if obs is not None:
         jobs += [
-            ("fields", lambda: plot_fields(result, obs)),
+            ("fields", lambda: plot_fields(result, obs, periodic=periodic, mirror=mirror)),
             ("residuals", lambda: plot_residuals(result, obs)),
         ]
     for name, job in jobs:
         try:
             fig = job()
-        except SymweakError:
+        except SymweakError as exc:
+            if skipped is not None and (name in ("fields", "residuals") or result.surrogate):
+                skipped[name] = str(exc)
             continue
         path = folder / f"{name}.png"
         fig.savefig(path, dpi=110)

@@ -82,3 +82,42 @@ def test_mirror_boundary_simulates_a_no_flux_well():
     assert res.simulate(means).errors["u"] > 5 * mirrored.errors["u"]
     with pytest.raises(DataError, match=r"mirror names 'y'; the data's space axes are \['x'\]"):
         res.simulate(means, mirror=["y"])
+
+
+def _assay_equation():
+    from symweak import Discovery
+    from symweak.grammar import parse_equation
+    from symweak.ir import System
+
+    return Discovery(
+        System([parse_equation("u_t = 0.1638*u - 127.1*u^2 + 1077*u_xx")]),
+        coords=("t", "x"),
+        fields=("u",),
+    )
+
+
+def test_a_failed_simulation_names_periodic_and_mirror():
+    means = scratch_assay(20_000, replicates=False)
+    with pytest.raises(symweak.SymweakError) as info:
+        _assay_equation().simulate(means)
+    assert str(info.value).startswith("The simulation failed: the integrator stopped: ")
+    assert str(info.value).endswith(
+        "The ends of 'x' are free (one-sided differences, no boundary condition): if the "
+        "domain wraps around, pass periodic=['x'] (the data can record it: "
+        "obs.meta['periodic'] = ['x']); for walls with no flux, mirror=['x']."
+    )
+
+
+def test_plot_draws_what_it_can_and_says_why_not(tmp_path, capsys):
+    from symweak.cli import main
+
+    run, data = tmp_path / "run.json", tmp_path / "means.npz"
+    _assay_equation().save(run)
+    scratch_assay(20_000, replicates=False).save(data)
+    assert main(["plot", str(run), "--data", str(data), "--out", str(tmp_path / "a")]) == 2
+    out = capsys.readouterr()
+    assert "not drawn: fields — The simulation failed: the integrator stopped" in out.out
+    assert "symweak: error: Nothing could be plotted (see above)." in out.err
+    assert main(["plot", str(run), "--data", str(data), "--mirror", "x",
+                 "--out", str(tmp_path / "b")]) == 0  # fmt: skip
+    assert f"wrote {tmp_path / 'b' / 'fields.png'}" in capsys.readouterr().out

@@ -112,7 +112,17 @@ def simulate(result, obs, *, periodic, integrator, rtol, atol, mirror=()) -> Sim
             initial, t, spacing, method=integrator, rtol=rtol, atol=atol, initial_rate=rate or None
         )
     except (RuntimeError, ValueError) as exc:
-        raise SymweakError(f"The simulation failed: {exc}") from None
+        hint = ""
+        free = [n for n in order[1:] if n not in periodic]
+        if free:
+            names = ", ".join(repr(n) for n in free)
+            hint = (
+                f" The ends of {names} are free (one-sided differences, no boundary condition)"
+                f": if the domain wraps around, pass periodic=[{names}] (the data can record "
+                f"it: obs.meta['periodic'] = [{names}]); for walls with no flux, "
+                f"mirror=[{names}]."
+            )
+        raise SymweakError(f"The simulation failed: {str(exc).rstrip('.')}.{hint}") from None
     fields = {inverse[s]: v for s, v in out.items()}
     if mirror:  # back to the data's own axes
         crop = (slice(None), *(slice(0, sizes[n]) for n in order[1:]))
