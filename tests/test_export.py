@@ -280,3 +280,14 @@ def test_exported_simulation_script_has_help(tmp_path):
     bare = subprocess.run([sys.executable, str(path)], capture_output=True, text=True)
     assert bare.returncode == 2
     assert "the following arguments are required: DATA.npz" in bare.stderr
+
+
+def test_latex_sets_field_names_that_are_words_upright():
+    eq = symweak.parse_equation(
+        "density_t = 0.1*density_xx - density^2 + d_x(density*omega)", fields=["density", "omega"]
+    )
+    res = Discovery(System([eq]), coords=("t", "x"), fields=("density", "omega"))
+    assert res.latex() == (
+        r"\partial_{t} \mathrm{density} = -\mathrm{density}^{2} + "
+        r"\partial_{x}\left(\mathrm{density} \omega\right) + 0.1 \partial_{xx} \mathrm{density}"
+    )

@@ -62,7 +62,10 @@ class IRLatexPrinter(LatexPrinter):
     printmethod = "_symweak_latex"
 
     def _print_AppliedUndef(self, expr, exp=None):
-        name = self._print(sympy.Symbol(expr.func.__name__))
+        raw = expr.func.__name__
+        name = self._print(sympy.Symbol(raw))
+        if name == raw and len(raw) > 1:  # a word (density), not a letter or ω: upright
+            name = rf"\mathrm{{{raw}}}"
         return name if exp is None else f"{name}^{{{exp}}}"
 
     def _print_Float(self, expr):
