@@ -584,3 +584,20 @@ def test_zoo_rows_show_four_significant_digits():
     stored = "u_t = -0.30003706971504884*u + 0.123456789*u_xx\nv_t = 2.000049*u"
     assert display_equation(stored) == "u_t = -0.3*u + 0.1235*u_xx\nv_t = 2*u"
     assert display_equation("not an equation") == "not an equation"
+
+
+def test_forcing_the_grid_method_on_six_snapshots_warns(caplog):
+    from symweak.discover._api import warn_coarse_grid
+
+    x = np.linspace(0, 1, 64)
+    t = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5])
+    six = Observations.from_grid(np.sin(x[None] - t[:, None]), t=t, x=x)
+    with caplog.at_level(logging.WARNING, logger="symweak"):
+        text = warn_coarse_grid(six)
+    assert text == (
+        "symweak: method='grid' on a lattice whose t axis is too coarse or uneven to integrate "
+        "test functions on (6 points: each support spans a handful of nodes); expect a poor "
+        "equation. method='auto' takes the network method for these data."
+    )
+    assert text in caplog.text
+    assert warn_coarse_grid(obs()) is None  # scattered points: the grid method refuses them

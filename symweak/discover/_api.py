@@ -35,7 +35,7 @@ def _auto_method(obs) -> str:
     integrated anywhere."""
     if not obs.is_full_grid:
         return "network"
-    coarse = {n: a for n, a in obs.grid.axes.items() if not lattice_axis_ok(a)}
+    coarse = _coarse_axes(obs)
     if coarse:
         log.info(
             "symweak: the data fill a lattice, but its %s axis is too coarse or uneven for the "
@@ -45,6 +45,29 @@ def _auto_method(obs) -> str:
         )
         return "network"
     return "grid"
+
+
+def _coarse_axes(obs) -> dict:
+    """The axes of the data's lattice too coarse or uneven to integrate on (none off a grid)."""
+    if obs.grid is None:
+        return {}
+    return {n: a for n, a in obs.grid.axes.items() if not lattice_axis_ok(a)}
+
+
+def warn_coarse_grid(obs) -> str | None:
+    """With ``method="grid"`` forced: a warning (logged and returned) when an axis of the
+    lattice is too coarse for the full-grid method (6 snapshots: u_t = 0.0338 u, silently)."""
+    coarse = _coarse_axes(obs)
+    if not coarse:
+        return None
+    text = (
+        f"symweak: method='grid' on a lattice whose {', '.join(coarse)} axis is too coarse or "
+        f"uneven to integrate test functions on ({', '.join(str(len(a)) for a in coarse.values())}"
+        " points: each support spans a handful of nodes); expect a poor equation. "
+        "method='auto' takes the network method for these data."
+    )
+    log.warning("%s", text)
+    return text
 
 
 def _config(problem: Problem, method: str, config, overrides: Mapping[str, Any]) -> Config:
@@ -140,6 +163,8 @@ def discover(
         raise SymweakError(f"method must be 'auto', 'grid' or 'network', got {method!r}.")
     if method == "auto":
         method = _auto_method(problem.obs)
+    elif method == "grid":
+        warn_coarse_grid(problem.obs)
     cfg = _config(problem, method, config, {**network_options(network), **overrides})
     settings = {**cfg.to_dict(), **problem.record()}
     if method == "network":
