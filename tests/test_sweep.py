@@ -67,6 +67,19 @@ def test_spec_expands_to_runs_with_stable_keys(tmp_path):
             "spec.toml, line 4: config option n_tests must be an integer >= 1, got -5.",
         ),
         (
+            '[[runs]]\nsystems = ["burgers"]\n[runs.options]\nops = "+,foo"\n',
+            "spec.toml, line 4: `ops` does not parse: Unknown operator `foo`. (line 1, column 3)",
+        ),
+        (
+            '[[runs]]\nsystems = ["burgers"]\n[runs.grid]\nconstraints = ["forbid: u", "keep u"]\n',
+            "spec.toml, line 4: `constraints` does not parse: A statement needs `:` after its "
+            "keyword, e.g. `lhs: u_t`.",
+        ),
+        (
+            '[[runs]]\nsystems = ["burgers"]\n[runs.options]\nmethod = "fast"\n',
+            "spec.toml, line 4: `method` must be one of auto, grid, network, got 'fast'.",
+        ),
+        (
             '[[runs]]\nsystems = ["burgers"]\nnoise = "high"\n',
             "spec.toml, line 3: `noise` values must be numbers, got 'high'.",
         ),

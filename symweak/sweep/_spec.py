@@ -267,7 +267,9 @@ def _options(table, what: str, fail, swept: bool = False) -> dict:
         if swept and (not isinstance(value, list) or not value):
             fail(name, f"[runs.grid] `{name}` needs a non-empty list of values to sweep.")
         for v in values:
-            if name in ENTRIES and not (name == "max_order" and isinstance(v, int)):
+            if name in DISCOVER_KEYWORDS:
+                _check_keyword(name, v, fail)
+            elif name in ENTRIES and not (name == "max_order" and isinstance(v, int)):
                 method = ENTRIES[name][1].metadata["methods"][0]
                 try:
                     Config.preset(method, **{name: v})
@@ -275,3 +277,21 @@ def _options(table, what: str, fail, swept: bool = False) -> dict:
                     fail(name, str(exc))
         out[name] = value
     return out
+
+
+def _check_keyword(name: str, value, fail) -> None:
+    """``ops``, ``lhs``, ``constraints``, ``method`` parsed now, as discover() will."""
+    from ..discover import METHODS
+    from ..grammar import parse_constraints, parse_operators, parse_terms
+
+    if name == "method":
+        if value not in METHODS:
+            fail(name, f"`method` must be one of {', '.join(METHODS)}, got {value!r}.")
+        return
+    if not isinstance(value, str):
+        fail(name, f"`{name}` must be text, got {value!r}.")
+    parse = {"ops": parse_operators, "lhs": parse_terms, "constraints": parse_constraints}[name]
+    try:
+        parse(value)
+    except SymweakError as exc:
+        fail(name, f"`{name}` does not parse: {str(exc).splitlines()[0]}")
