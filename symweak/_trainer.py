@@ -9,15 +9,26 @@ surrogate and the discovery methods so that neither imports the other.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["BestCheckpoint", "LoopResult", "adam", "announce", "interactive", "train_loop"]
+__all__ = [
+    "BestCheckpoint",
+    "LoopResult",
+    "adam",
+    "announce",
+    "deferred_interrupts",
+    "interactive",
+    "train_loop",
+]
 
 log = logging.getLogger("symweak")
 
@@ -140,3 +151,26 @@ class BestCheckpoint:
         """Load the kept parameters into the model (those it had when created, when no
         lower loss was offered)."""
         self.model.load_state_dict(self.state)
+
+
+@contextlib.contextmanager
+def deferred_interrupts(what: str) -> Iterator[dict]:
+    """Ctrl-C inside the block is held until the block ends (the final fit after training:
+    seconds, and the one step that turns what was learned into a result), so that an
+    interrupt there still returns the result; ``state["interrupted"]`` says whether one
+    came. Outside the main thread (a Dask worker) signals are left alone."""
+    state = {"interrupted": False}
+    if threading.current_thread() is not threading.main_thread():
+        yield state
+        return
+
+    def hold(_signum, _frame):
+        if not state["interrupted"]:
+            log.warning("interrupted during %s; finishing it to return the result", what)
+        state["interrupted"] = True
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        yield state
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -14,7 +14,7 @@ import torch
 
 from ..._errors import SymweakError
 from ..._seeds import child_seed, deterministic_torch
-from ..._trainer import announce
+from ..._trainer import announce, deferred_interrupts
 from ...surrogate import choose_device, estimate_noise
 from .._history import History
 from .._settings import AUTO_SURROGATES, SURROGATES_NOISE
@@ -91,8 +91,10 @@ def _run(problem, config, progress: bool):
     if count > 1 and config.surrogate.combine == "mean" and not state.interrupted:
         state.members = _members(problem, config, device, progress, state, count)
         history.surrogates = 1 + len(state.members)
-    equations = _final.run(state, candidates)
-    equations = _widen.products_by_default(state, candidates, equations)
+    with deferred_interrupts("the final fit") as held:
+        equations = _final.run(state, candidates)
+        equations = _widen.products_by_default(state, candidates, equations)
+    state.interrupted |= held["interrupted"]
     history.interrupted = state.interrupted
     state.surrogate.eval()
     return equations, state.surrogate, history
