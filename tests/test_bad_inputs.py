@@ -609,11 +609,13 @@ def test_ctrl_c_during_the_final_fit_is_held_until_it_ends(caplog):
     from symweak._trainer import deferred_interrupts
 
     before = signal.getsignal(signal.SIGINT)
-    with caplog.at_level(logging.WARNING, logger="symweak"):
-        with deferred_interrupts("the final fit") as held:
-            os.kill(os.getpid(), signal.SIGINT)
-            os.kill(os.getpid(), signal.SIGINT)  # a second press is held too
-            done = True
+    with (
+        caplog.at_level(logging.WARNING, logger="symweak"),
+        deferred_interrupts("the final fit") as held,
+    ):
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)  # a second press is held too
+        done = True
     assert done and held["interrupted"]
     assert caplog.text.count("interrupted during the final fit; finishing it") == 1
     assert signal.getsignal(signal.SIGINT) is before
