@@ -98,16 +98,18 @@ def test_uncertainty_and_pareto_front_of_the_final_fit(result, tmp_path):
         "u_t: term, coefficient [95 % interval], inclusion probability, "
         "unexplained without the term"
     )
+    assert text[2].startswith("  (interval: 95 % over resampled test functions")
+    text = [text[0], text[1], *text[3:]]
     assert text[2].startswith("  u_x ") and "  p = 1.00  without: " in text[2]
     assert any(line.endswith("  <- chosen") for line in text)
     assert text[-1].startswith("method network, seed 0, ")
     # the chosen equation's held-out residual: small here, so no warning
     chosen = next(p.held_out for p in front if p.chosen)
     assert res.unexplained == chosen < 0.1  # 0.054 on this run
-    assert f"u_t: unexplained part of the weak form {chosen:.4g}" in text
+    assert f"u_t: unexplained part of the weak form {100 * chosen:.3g} %" in text
     # every kept term is needed: without it, several times as much is left unexplained
     assert all(unc[term]["without"] > 2 * chosen for term in unc), unc
-    assert text[2].endswith(f"  without: {unc['u_x']['without']:.4g}")
+    assert text[2].endswith(f"  without: {100 * unc['u_x']['without']:.3g} %")
     assert res.warnings() == [] and not any(line.startswith("warning:") for line in text)
     # what the data determine: both true terms, nothing uncertain, one equation
     assert res.verdicts == {"u_x": "determined", "u_xx": "determined"}

@@ -112,7 +112,7 @@ def test_a_discovery_reports_verdicts_alternatives_and_floors():
     ]
     text = res.summary()
     assert "u_t: determined u, u^2; uncertain u_xx (the data cannot tell)" in text
-    assert "  0.058  +0.050  u_t = 0.79*u - 0.81*u^2 + 0.04*u_xx" in text
+    assert "  5.8 %  +0.050  u_t = 0.79*u - 0.81*u^2 + 0.04*u_xx" in text
     assert "u_t: detection floor (smaller |coefficient| would not be detected): u_xx 0.11" in text
 
 

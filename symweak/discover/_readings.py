@@ -198,9 +198,12 @@ class Readings:
         alternatives = self.alternatives
         alternatives = alternatives.get(lhs, []) if isinstance(alternatives, dict) else alternatives
         if len(alternatives) > 1:
-            lines.append(f"{lhs}: equations the data cannot tell apart (held-out misfit, margin)")
+            lines.append(
+                f"{lhs}: equations the data cannot tell apart (unexplained on held-out tests, "
+                "margin)"
+            )
             lines.extend(
-                f"  {a.held_out:.4g}  {a.margin:+.3f}  {a.equation.short(digits)}"
+                f"  {100 * a.held_out:.3g} %  {a.margin:+.3f}  {a.equation.short(digits)}"
                 + {"stand-in": "  (stand-in)", "surrogate": "  (another surrogate's)"}.get(
                     a.reason, ""
                 )

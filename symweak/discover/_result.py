@@ -26,6 +26,19 @@ MANY_TERMS = 6
 UNEXPLAINED_WARNING = 0.5
 
 
+#: the line under a summary's term table: what its columns mean
+LEGEND = (
+    "  (interval: 95 % over resampled test functions and test-function scales; p: share of "
+    "the stability selection's halves that kept the term; unexplained: part of the "
+    "left-hand side's weak form no fit explains on held-out test functions)"
+)
+
+
+def _pct(fraction: float) -> str:
+    """A part of the weak form as a percentage, three significant digits: ``"5.43 %"``."""
+    return f"{100 * float(fraction):.3g} %"
+
+
 class Coefficients(dict):
     """A dict keyed by SymPy expressions that also takes the terms' short names."""
 
@@ -170,6 +183,7 @@ class Discovery(Readings):
                 if any(info.get("without") is not None for info in terms.values()):
                     head += ", unexplained without the term"
                 lines.append(head)
+                lines.append(LEGEND)
             for term, info in terms.items():
                 lo, hi = info["interval"]
                 p, without = info["probability"], info.get("without")
@@ -177,17 +191,17 @@ class Discovery(Readings):
                     f"  {term:<14} {_g(info['coefficient'], digits):>10} "
                     f"[{_g(lo, digits)}, {_g(hi, digits)}]"
                     + (f"  p = {p:.2f}" if p is not None else "")
-                    + (f"  without: {without:.4g}" if without is not None else "")
+                    + (f"  without: {_pct(without)}" if without is not None else "")
                 )
             if lhs in left:
-                lines.append(f"{lhs}: unexplained part of the weak form {left[lhs]:.4g}")
+                lines.append(f"{lhs}: unexplained part of the weak form {_pct(left[lhs])}")
             lines.extend(self._verdict_lines(lhs, digits))
             if fronts.get(lhs):
-                lines.append(f"{lhs}: Pareto front (complexity, held-out residual)")
+                lines.append(f"{lhs}: Pareto front (complexity, unexplained on held-out tests)")
                 for entry in fronts[lhs]:
                     mark = "  <- chosen" if entry.chosen else ""
                     lines.append(
-                        f"  {entry.complexity:5.2f}  {entry.held_out:.4g}  "
+                        f"  {entry.complexity:5.2f}  {_pct(entry.held_out):>7}  "
                         f"{entry.equation.short(digits)}{mark}"
                     )
         seconds = sum(self.history.seconds().values()) if self.history is not None else 0.0
