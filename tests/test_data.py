@@ -349,14 +349,20 @@ def test_csv_with_other_column_names(tmp_path, caplog):
     with pytest.raises(
         DataError,
         match=r"^probe.csv: no time column `t` \(columns: \['time', 'X', 'u', 'station'\]\)\. "
-        r"Name the coordinates with coords='t,x' and map other names with rename=\{'time': 't'\} "
-        r"\(on the command line: --coords t,x --rename time=t\)\.$",
+        r"Name the coordinates with coords='time,X' \(time first; renamed t, x, …\) or map them "
+        r"with rename=\{'time': 't', 'X': 'x'\} \(on the command line: --coords time,X or "
+        r"--rename time=t,X=x\)\.$",
     ):
         symweak.load(path)
     other = tmp_path / "sensors.csv"
     other.write_text("time_s,position_mm,T_K\n0,0,300\n0,1,301\n1,0,300.5\n1,1,301.5\n")
-    with pytest.raises(DataError, match=r"rename=\{'time_s': 't'\} .*--rename time_s=t\)\.$"):
+    with pytest.raises(
+        DataError, match=r"--coords time_s,position_mm or --rename time_s=t,position_mm=x\)\.$"
+    ):
         symweak.load(other)
+    own = symweak.load(other, coords="time_s,position_mm", rename={"T_K": "T"})  # own names
+    assert own.coord_names == ("t", "x") and own.field_names == ("T",)
+    np.testing.assert_array_equal(own.coords["x"], [0, 1, 0, 1])
     with caplog.at_level("INFO", logger="symweak"):
         obs = symweak.load(path, rename={"time": "t", "X": "x"})
     assert obs.field_names == ("u",) and obs.is_full_grid

@@ -104,6 +104,63 @@ def _column(frame, name: str, path: Path) -> np.ndarray:
     return values.to_numpy(dtype=np.float64)
 
 
+def _own_coordinate_names(frame, given: list[str], columns: list[str], path: Path):
+    """``coords=`` with the file's own names (``time_h,position_um``): the first is time
+    (renamed ``t``) unless ``t`` is among them, the others space, renamed ``x``, ``y``, ``z``
+    in order; the fields keep their names."""
+    missing = [c for c in given if c not in columns]
+    if missing:
+        raise DataError(f"{path.name}: coords= names column(s) {missing}; the file has {columns}.")
+    free = [c for c in _COORDS if c not in given]
+    mapping = {}
+    for i, name in enumerate(given):
+        if name in _COORDS:
+            continue
+        new = "t" if i == 0 and "t" not in given and "t" in free else free[0] if free else None
+        if new == "t":
+            free.remove("t")
+        elif new is not None:
+            free = [c for c in free if c != new]
+        if new is None or (new in columns and new not in given):
+            raise DataError(
+                f"{path.name}: cannot name coordinate {name!r} (the names t, x, y, z are "
+                "taken); rename the columns with rename=."
+            )
+        mapping[name] = new
+    log.info(
+        "symweak: %s: coordinates %s",
+        path.name,
+        ", ".join(f"{a} -> {b}" for a, b in mapping.items()),
+    )
+    return frame.rename(columns=mapping), [mapping.get(c, c) for c in given]
+
+
+def _no_time(columns: list[str], path: Path) -> None:
+    """The error for a table with no time coordinate: every rename it needs, in one line."""
+    time = next(
+        (c for c in columns if c.lower() in ("t", "tt") or c.lower().startswith("time")), None
+    )
+    space = next(
+        (
+            c
+            for c in columns
+            if c != time and c.lower().startswith(("x", "pos", "dist", "space", "depth"))
+        ),
+        None,
+    )
+    pairs = {time or "<time column>": "t"}
+    if space and "x" not in columns:
+        pairs[space] = "x"
+    fix = "rename={" + ", ".join(f"{a!r}: {b!r}" for a, b in pairs.items()) + "}"
+    cli = ",".join(f"{a}={b}" for a, b in pairs.items())
+    own = ",".join(pairs)
+    raise DataError(
+        f"{path.name}: no time column `t` (columns: {columns}). Name the coordinates with "
+        f"coords='{own}' (time first; renamed t, x, …) or map them with {fix} (on the command "
+        f"line: --coords {own} or --rename {cli})."
+    )
+
+
 def read_table(
     path: Path, coords=None, fields=None, rename=None, encoding=None, **_ignored
 ) -> Observations:
@@ -117,18 +174,11 @@ def read_table(
     if not len(frame):
         raise DataError(f"{path.name}: the table has a header but no rows.")
     coord_names = _names(coords, "coords", path) or [c for c in _COORDS if c in columns]
+    if coord_names and any(c not in _COORDS for c in coord_names):
+        frame, coord_names = _own_coordinate_names(frame, coord_names, columns, path)
+        columns = [str(c) for c in frame.columns]
     if "t" not in coord_names:
-        hint = next(
-            (c for c in columns if c.lower() in ("t", "tt") or c.lower().startswith("time")),
-            None,
-        )
-        fix = f"rename={{{hint!r}: 't'}}" if hint else "rename={'<time column>': 't'}"
-        cli = f"{hint}=t" if hint else "<time column>=t"
-        raise DataError(
-            f"{path.name}: no time column `t` (columns: {columns}). Name the coordinates with "
-            f"coords='t,x' and map other names with {fix} (on the command line: --coords t,x "
-            f"--rename {cli})."
-        )
+        _no_time(columns, path)
     chosen = _names(fields, "fields", path)
     if chosen is None:  # numeric columns; one with a few bad cells is reported, not dropped
         pd = _require("pandas")
