@@ -111,7 +111,7 @@ def plot_fields(
                 im = ax[r, c].imshow(values[k][sl].T, origin="lower", extent=extent)
                 ax[r, c].set_title(f"{title}, t = {t[k]:.3g}")
                 fig.colorbar(im, ax=ax[r, c])
-    fig.suptitle(result.short().replace("\n", "; "), fontsize=9)
+    fig.suptitle(result.short(4).replace("\n", "; "), fontsize=9)
     fig.tight_layout()
     return fig
 

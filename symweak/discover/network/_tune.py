@@ -60,7 +60,7 @@ def run(state, cands, progress: bool) -> None:
         return float(l_weak.detach())
 
     def postfix(epoch: int, weak: float) -> dict:  # the loss and the leading candidate terms
-        return {"weak": f"{weak:.2e}", "terms": _leading(cands, last["Gl"], last["coefs"])}
+        return {"weak": f"{weak:.2e}", "candidates": _leading(cands, last["Gl"], last["coefs"])}
 
     run = train_loop(epochs, step, desc="tune", progress=progress, postfix=postfix)
     state.interrupted |= run.interrupted
