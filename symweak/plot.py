@@ -169,18 +169,29 @@ def plot_coefficients(result):
     return fig
 
 
-def plot_residuals(result, obs):
-    """Observation minus reconstruction at the observed points, against time."""
+def plot_residuals(result, obs, periodic=None, mirror=()):
+    """Observation minus reconstruction at the observed points, against time: the
+    surrogate's (network results), or the equation simulated from the first snapshot
+    (full-grid results; ``periodic``/``mirror`` as :meth:`Discovery.simulate`)."""
     plt = _plt()
-    if result.surrogate is None:
-        raise SymweakError("Residuals need a surrogate (network results).")
-    pred = result.surrogate.predict(obs.coords)
+    if result.surrogate is not None:
+        pred = result.surrogate.predict(obs.coords)
+        what = "surrogate"
+    else:
+        sim = result.simulate(obs, periodic=periodic, mirror=mirror)
+        pred = {n: np.full(len(obs), np.nan) for n in sim.fields}
+        steps = len(sim.t)
+        for name, grid in sim.fields.items():
+            full = np.full(obs.grid.shape, np.nan)
+            full[:steps] = grid
+            pred[name] = full.reshape(-1)[obs.grid_index]
+        what = "simulated equation"
     fig, ax = plt.subplots(1, len(pred), figsize=(6 * len(pred), 3.4), squeeze=False)
     for a, (name, values) in zip(ax[0], pred.items()):
         if name not in obs.fields:
             continue
         a.scatter(obs.coords["t"], obs.fields[name] - values, s=1, alpha=0.4)
-        a.set_title(f"{name}: observation - surrogate")
+        a.set_title(f"{name}: observation - {what}")
         a.set_xlabel("t")
     fig.tight_layout()
     return fig
@@ -315,7 +326,7 @@ def save_figures(
     if obs is not None:
         jobs += [
             ("fields", lambda: plot_fields(result, obs, periodic=periodic, mirror=mirror)),
-            ("residuals", lambda: plot_residuals(result, obs)),
+            ("residuals", lambda: plot_residuals(result, obs, periodic=periodic, mirror=mirror)),
         ]
     for name, job in jobs:
         try:

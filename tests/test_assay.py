@@ -117,7 +117,10 @@ def test_plot_draws_what_it_can_and_says_why_not(tmp_path, capsys):
     assert main(["plot", str(run), "--data", str(data), "--out", str(tmp_path / "a")]) == 2
     out = capsys.readouterr()
     assert "not drawn: fields — The simulation failed: the integrator stopped" in out.out
+    assert "not drawn: residuals — The simulation failed: the integrator stopped" in out.out
     assert "symweak: error: Nothing could be plotted (see above)." in out.err
     assert main(["plot", str(run), "--data", str(data), "--mirror", "x",
                  "--out", str(tmp_path / "b")]) == 0  # fmt: skip
-    assert f"wrote {tmp_path / 'b' / 'fields.png'}" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert f"wrote {tmp_path / 'b' / 'fields.png'}" in shown
+    assert f"wrote {tmp_path / 'b' / 'residuals.png'}" in shown  # data minus the equation
