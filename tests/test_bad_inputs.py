@@ -26,6 +26,20 @@ X = RNG.uniform(0.0, 1.0, N)
 U = np.sin(6.0 * X - 3.0 * T)
 
 
+def _heat():
+    """A result to simulate (u_t = 0.1 u_xx)."""
+    from symweak.discover import Discovery
+    from symweak.ir import System
+
+    return Discovery(
+        System([symweak.parse_equation("u_t = 0.1*u_xx")]), coords=("t", "x"), fields=("u",)
+    )
+
+
+def _means() -> Observations:
+    return symweak.data.scratch_assay(20_000, replicates=False)
+
+
 def obs(**fields) -> Observations:
     return Observations({"t": T, "x": X}, fields or {"u": U})
 
@@ -235,6 +249,37 @@ IN_MEMORY = [
         lambda: symweak.data.scratch_assay(5000),
         DataError,
         "No scratch assay with 5000 cells per well is shipped; choose one of 10000, 20000.",
+    ),
+    (
+        "an axis both periodic and mirrored",
+        lambda: _heat().simulate(_means(), periodic=["x"], mirror=["x"]),
+        DataError,
+        "An axis cannot be both periodic and mirrored: ['x'].",
+    ),
+    (
+        "time mirrored",
+        lambda: _heat().simulate(_means(), mirror=["t"]),
+        DataError,
+        "mirror names 't'; the data's space axes are ['x'].",
+    ),
+    (
+        "a coordinate listed twice in symmetric:",
+        lambda: symweak.parse_constraints("symmetric: x, x", coords="t,x", fields=["u"]),
+        GrammarError,
+        "`x` is listed twice in `symmetric:`.",
+    ),
+    (
+        "cells per well as text",
+        lambda: symweak.data.scratch_assay("10000"),
+        DataError,
+        "No scratch assay with '10000' cells per well is shipped; choose one of 10000, 20000.",
+    ),
+    (
+        "five snapshots for a fifth time derivative",
+        lambda: discover(symweak.data.scratch_assay(10_000), lhs="u_ttttt"),
+        DataError,
+        "The data have 5 distinct time(s) (0, 12, 24, 36, 48); `u_ttttt` needs the field at 8 "
+        "or more times (weak-form integrals over t need points along t).",
     ),
     (
         "noise inf",
@@ -621,3 +666,15 @@ def test_ctrl_c_during_the_final_fit_is_held_until_it_ends(caplog):
     assert signal.getsignal(signal.SIGINT) is before
     with pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_coords_name_columns_the_file_has(tmp_path):
+    path = tmp_path / "a.csv"
+    path.write_text("time_h,pos,u\n0,0,1\n0,1,2\n1,0,1\n1,1,2\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        symweak.load(path, coords="time_h,foo")
+    assert str(info.value) == (
+        "a.csv: coords= names column(s) ['foo']; the file has ['time_h', 'pos', 'u']."
+    )
+    ok = symweak.load(path, coords="time_h,pos")
+    assert ok.coord_names == ("t", "x") and ok.field_names == ("u",)
