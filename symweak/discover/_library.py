@@ -213,21 +213,30 @@ def union(libraries: Mapping) -> list[Term]:
     return list(dict.fromkeys(t for lib in libraries.values() for t in lib))
 
 
+def problem_rules(problem) -> list:
+    """The rules that act on ``problem``'s libraries as rule objects: the constraints'
+    first, then the problem's own."""
+    from ..rules import Rule, rule_from_spec
+
+    constraints = problem.constraints
+    specs = [*(constraints.rules if constraints is not None else ()), *problem.rules]
+    return [r if isinstance(r, Rule) else rule_from_spec(r) for r in specs]
+
+
 def equation_libraries(problem, library):
     """Per-equation libraries ``{lhs: [terms]}`` after the rules (constraint rules first,
     then the problem's rules), the rule reports, and the ties of ``pair`` rules (see
     :func:`fit_equations`). Kept terms (``keep:``) survive every rule."""
-    from ..rules import apply_rules, rule_from_spec
+    from ..rules import apply_rules
 
     constraints = problem.constraints
-    specs = [*(constraints.rules if constraints is not None else ()), *problem.rules]
+    rules = problem_rules(problem)
     libs = conservation_form({lhs: list(library) for lhs in problem.lhs}, constraints)
-    if not specs:
+    if not rules:
         return libs, [], []
     coords, fields = problem.coords, problem.fields
-    libs, reports = apply_rules(libs, specs, coords, fields)
-    rule_objs = [r if hasattr(r, "ties") else rule_from_spec(r) for r in specs]
-    ties = [tie for r in rule_objs for tie in r.ties(libs, coords, fields)]
+    libs, reports = apply_rules(libs, rules, coords, fields)
+    ties = [tie for r in rules for tie in r.ties(libs, coords, fields)]
     for report in reports:
         report.ties = [
             [a.short(), b.short(), [[t.short(), p.short(), k] for t, p, k in pairs]]
@@ -246,12 +255,9 @@ def kept_by_filters(problem, lhs, terms) -> list[Term]:
     """``terms`` less those a filter rule (constraint rules, then the problem's) removes
     from ``lhs``'s library: for terms that join a library after the rules ran (product
     terms of the final fit)."""
-    from ..rules import Rule, apply_rules, rule_from_spec
+    from ..rules import apply_rules
 
-    constraints = problem.constraints
-    specs = [*(constraints.rules if constraints is not None else ()), *problem.rules]
-    rules = [r if isinstance(r, Rule) else rule_from_spec(r) for r in specs]
-    filters = [r for r in rules if r.action == "filter"]
+    filters = [r for r in problem_rules(problem) if r.action == "filter"]
     if not filters or not terms:
         return list(terms)
     libs, _ = apply_rules({lhs: list(terms)}, filters, problem.coords, problem.fields)
