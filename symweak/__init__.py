@@ -1,28 +1,82 @@
 """symweak: discover the PDE that governs a system from sparse, scattered, noisy data.
 
 The public API is what this module exports; implementation modules are private.
+
+Names load on first use (PEP 562), so ``symweak --help`` and ``import symweak`` do not pay for
+SymPy and torch until a name that needs them is touched.
 """
 
-from . import sweep as sweep
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+
 from ._errors import DataError as DataError
 from ._errors import GrammarError as GrammarError
 from ._errors import IRError as IRError
 from ._errors import SymweakError as SymweakError
 from ._version import __version__ as __version__
-from .data import Domain as Domain
-from .data import Observations as Observations
-from .data import load as load
-from .discover import Config as Config
-from .discover import Discovery as Discovery
-from .discover import PDEDiscoverer as PDEDiscoverer
-from .discover import discover as discover
-from .grammar import Constraints as Constraints
-from .grammar import OperatorSet as OperatorSet
-from .grammar import parse_constraints as parse_constraints
-from .grammar import parse_equation as parse_equation
-from .grammar import parse_operators as parse_operators
-from .grammar import parse_term as parse_term
-from .grammar import register_operator as register_operator
-from .ir import Equation as Equation
-from .ir import System as System
-from .ir import Term as Term
+
+#: public name -> the module that defines it (None: the name is that submodule itself)
+_LAZY = {
+    "sweep": None,
+    "Domain": "data",
+    "Observations": "data",
+    "load": "data",
+    "Config": "discover",
+    "Discovery": "discover",
+    "PDEDiscoverer": "discover",
+    "Constraints": "grammar",
+    "OperatorSet": "grammar",
+    "parse_constraints": "grammar",
+    "parse_equation": "grammar",
+    "parse_operators": "grammar",
+    "parse_term": "grammar",
+    "register_operator": "grammar",
+    "Equation": "ir",
+    "System": "ir",
+    "Term": "ir",
+}
+
+__all__ = [
+    "DataError",
+    "GrammarError",
+    "IRError",
+    "SymweakError",
+    "__version__",
+    "discover",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'symweak' has no attribute {name!r}")
+    where = _LAZY[name]
+    module = importlib.import_module(f".{where or name}", __name__)
+    value = module if where is None else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """``symweak.discover`` is the function, although a subpackage has the same name: the
+    import system binds a subpackage to its parent's attribute when it first loads it, and
+    this property ignores that binding (the subpackage stays in ``sys.modules``)."""
+
+    @property
+    def discover(self):
+        return importlib.import_module(".discover", __name__).discover
+
+    @discover.setter
+    def discover(self, value) -> None:
+        if not isinstance(value, types.ModuleType):
+            raise AttributeError("symweak.discover is the discovery function; it cannot be set")
+
+
+sys.modules[__name__].__class__ = _Package

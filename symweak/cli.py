@@ -17,6 +17,12 @@ from ._version import __version__
 
 __all__ = ["build_parser", "main"]
 
+# The choices, written out so that building the parser imports neither SymPy nor torch
+# (`symweak --help` in well under a second); tests/test_cli.py checks them against the tables.
+METHODS = ("auto", "grid", "network")  # symweak.discover.METHODS
+CRITERIA = ("wsindy", "elbow", "bic", "log")  # symweak.regress.CRITERIA
+TARGETS = ("latex", "numpy", "sim", "torch", "c")  # symweak.export.TARGETS
+
 
 def _cmd_parse(args: argparse.Namespace) -> int:
     from . import grammar
@@ -313,16 +319,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", action="store_true", help="print docs/options.md")
     p.set_defaults(func=_cmd_options)
 
-    from ._bench_command import add_bench_parser
+    from ._bench_parser import add_bench_parser
 
     add_bench_parser(sub)
     return parser
 
 
 def _discover_parser(sub) -> None:
-    from .discover import METHODS
-    from .regress import CRITERIA
-
     p = sub.add_parser("discover", help="discover the PDE in a data file")
     p.add_argument("file", help="observations (.npz, .mat, .h5, .nc, .csv, .parquet)")
     p.add_argument("--coords", default=None, help='table columns of the coordinates ("t,x")')
@@ -334,11 +337,11 @@ def _discover_parser(sub) -> None:
         "--constraints", default=None, help="a constraint spec: its text, or a file holding it"
     )
     p.add_argument("--domain", choices=["covered"], help="test functions only where data are")
-    p.add_argument("--method", default="auto", choices=list(METHODS))
+    p.add_argument("--method", default="auto", choices=METHODS)
     p.add_argument(
         "--n-tests", type=int, default=None, help="number of test functions (default: preset)"
     )
-    p.add_argument("--criterion", default=None, choices=list(CRITERIA))
+    p.add_argument("--criterion", default=None, choices=CRITERIA)
     p.add_argument(
         "--set",
         action="append",
@@ -352,13 +355,11 @@ def _discover_parser(sub) -> None:
 
 def _file_parsers(sub) -> None:
     """``export`` and ``plot`` (of a saved result) and ``sweep`` (of a spec or a store)."""
-    from .export import TARGETS
-
     p = sub.add_parser(
         "export", help="write a saved result as LaTeX, NumPy, a simulation script, PyTorch or C"
     )
     p.add_argument("run", help="a result saved by `symweak discover --out RUN.json`")
-    p.add_argument("--to", required=True, choices=list(TARGETS))
+    p.add_argument("--to", required=True, choices=TARGETS)
     p.add_argument("--out", default=None, help="output file (default: standard output)")
     p.add_argument("--periodic", default="", help='periodic space axes, e.g. "x,y"')
     p.add_argument("--accuracy", type=int, default=4, help="finite-difference accuracy (even)")

@@ -249,3 +249,39 @@ def test_discover_with_the_covered_domain(tmp_path, monkeypatch, capsys):
     # a full grid covers its whole box: the domain is every cell, the equation unchanged
     assert "domain: mask on a 32 grid of (x), 100% inside" in out  # 256 x values / 8
     assert out[-1].startswith("u_t = 0.5") and "*u_x^2" in out[-1] and "*u_xx" in out[-1]
+
+
+def test_help_builds_the_parser_without_sympy_or_torch():
+    """`symweak --help` stays quick: building every subcommand's parser loads neither."""
+    code = (
+        "import sys, symweak, symweak.cli as c\n"
+        "p = c.build_parser()\n"
+        "for argv in (['discover', 'd.npz'], ['bench', 'burgers'], ['export', 'r', '--to', 'c'],\n"
+        "             ['plot', 'r'], ['sweep', 's'], ['parse', 'ops', 'x'], ['demo']):\n"
+        "    p.parse_args(argv)\n"
+        "print(sorted(m for m in ('sympy', 'torch', 'numpy') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_written_out_choices_match_the_tables():
+    from symweak import cli
+    from symweak.discover import METHODS
+    from symweak.export import TARGETS
+    from symweak.regress import CRITERIA
+
+    assert tuple(METHODS) == cli.METHODS
+    assert tuple(CRITERIA) == cli.CRITERIA
+    assert tuple(TARGETS) == cli.TARGETS
+
+
+def test_the_package_name_discover_is_the_function_after_its_subpackage_loads():
+    code = (
+        "import symweak\n"
+        "import symweak.discover._api\n"
+        "from symweak.discover import Discovery\n"
+        "print(callable(symweak.discover), symweak.discover.__module__, Discovery.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True symweak.discover._api Discovery"
