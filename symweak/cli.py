@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from ._errors import SymweakError
+from ._outputs import check_report_outputs, check_writable
 from ._version import __version__
 
 __all__ = ["build_parser", "main"]
@@ -100,20 +100,6 @@ def _load_options(args: argparse.Namespace) -> dict:
     return out
 
 
-def _check_writable(path: str) -> None:
-    """Refuse an output path that cannot be written, before anything runs."""
-    folder = Path(path).expanduser().resolve().parent
-    if not folder.is_dir():
-        raise SymweakError(
-            f"Cannot save to {path}: the folder {folder} does not exist. Create it or choose "
-            "another --out."
-        )
-    if not os.access(folder, os.W_OK):
-        raise SymweakError(
-            f"Cannot save to {path}: the folder {folder} is not writable. Choose another --out."
-        )
-
-
 def _constraint_text(value: str | None) -> str | None:
     """``--constraints``: the text of a file when the value names one, else the text itself
     (``--constraints "forbid: u"``)."""
@@ -134,7 +120,7 @@ def _cmd_discover(args: argparse.Namespace) -> int:
     from . import discover, load
 
     if args.out:
-        _check_writable(args.out)
+        check_writable(args.out)
     constraints = _constraint_text(args.constraints)
     obs = load(args.file, **_load_options(args))
     if args.domain == "covered":  # test functions only where the data are
@@ -163,6 +149,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from .discover import Discovery
     from .export import TARGETS
 
+    if args.out not in (None, "-"):
+        names = {"latex": "eq.tex", "sim": "sim.py", "c": "rhs.c"}
+        check_writable(args.out, example=names.get(args.to, "rhs.py"))
     res = Discovery.load(args.run)
     periodic = [p.strip() for p in args.periodic.split(",") if p.strip()] if args.periodic else []
     text = res.to_code(args.to, periodic=periodic, accuracy=args.accuracy)
@@ -181,9 +170,18 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     from .discover import Discovery
     from .plot import save_figures
 
-    res = Discovery.load(args.run)
-    obs = load(args.data) if args.data else None
     out = args.out or str(Path(args.run).with_suffix("")) + "_figures"
+    check_writable(out, folder_ok=True)
+    res = Discovery.load(args.run)
+    space = [c for c in res.coords if c != "t"]
+    for flag, axes in (("--periodic", _axes(args.periodic)), ("--mirror", _axes(args.mirror))):
+        unknown = [a for a in axes or () if a not in space]
+        if unknown:
+            raise SymweakError(
+                f"{flag} names {unknown}, which are not space axes of this result; its space "
+                f"axes are {space}."
+            )
+    obs = load(args.data) if args.data else None
     skipped: dict[str, str] = {}
     made = save_figures(
         res, out, obs, periodic=_axes(args.periodic), mirror=_axes(args.mirror) or (),
@@ -267,6 +265,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         path = Path(args.target[1])
         if not path.is_file():
             raise SymweakError(f"No such results store: {path}.")
+        check_report_outputs(args)
         store = Store(path)
         print(report(store))
         if args.figure:

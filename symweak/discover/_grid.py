@@ -173,7 +173,15 @@ def run(problem, config) -> tuple[list[Equation], History]:
     """Run the full-grid method; returns (equations, history)."""
     obs = problem.obs
     if not obs.is_full_grid:
-        raise DataError("The grid fast path needs observations that fill their grid.")
+        why = (
+            "these hold replicates (several points per coordinate), which are never put on a grid"
+            if obs.replicates is not None
+            else "these are scattered or leave grid points empty"
+        )
+        raise DataError(
+            f"method='grid' needs observations that fill their grid, and {why}; use "
+            "method='network' (or 'auto', which picks it)."
+        )
     start = time.perf_counter()
     libraries, reports, ties = equation_libraries(problem, build_library(problem, config))
     library = union(libraries)

@@ -42,12 +42,18 @@ def result_to_dict(res) -> dict:
 
 def write_result(res, path) -> None:
     path = Path(path)
+    if path.is_dir():
+        raise SymweakError(
+            f"Cannot save to {path}: it is a folder; give a file name, e.g. {path / 'run.json'}."
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(result_to_dict(res), indent=2)
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def _read_json(path: Path) -> dict:
+    if path.is_dir():
+        raise SymweakError(f"{path} is a folder, not a symweak result; give its run.json file.")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

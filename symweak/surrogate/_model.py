@@ -240,9 +240,23 @@ class Surrogate(nn.Module):
             raise SymweakError(
                 f"predict needs coordinates {list(self.coord_names)}; missing {missing}."
             )
+        unknown = sorted(set(coords) - set(self.coord_names))
+        if unknown:
+            raise SymweakError(
+                f"predict: unknown coordinate(s) {unknown}; the surrogate's coordinates are "
+                f"{list(self.coord_names)}."
+            )
         arrays = [np.asarray(coords[n], dtype=np.float64).ravel() for n in self.coord_names]
         if len({a.size for a in arrays}) != 1:
-            raise SymweakError("predict: coordinate arrays must have the same length.")
+            sizes = ", ".join(f"{n} {a.size}" for n, a in zip(self.coord_names, arrays))
+            raise SymweakError(f"predict: coordinate arrays must have the same length ({sizes}).")
+        for n, a in zip(self.coord_names, arrays):
+            bad = ~np.isfinite(a)
+            if bad.any():
+                raise SymweakError(
+                    f"predict: coordinate {n} holds NaN or inf at {int(bad.sum())} point(s) "
+                    f"(first: index {int(np.argmax(bad))}); give finite coordinates."
+                )
         x = torch.as_tensor(np.stack(arrays, axis=1), dtype=self.lo.dtype, device=self.device)
         with torch.no_grad():
             out = self.forward(x).double().cpu().numpy()
