@@ -251,18 +251,24 @@ def test_discover_with_the_covered_domain(tmp_path, monkeypatch, capsys):
     assert out[-1].startswith("u_t = 0.5") and "*u_x^2" in out[-1] and "*u_xx" in out[-1]
 
 
+def _fresh_python(*lines: str) -> str:
+    """What a new interpreter prints running ``lines``."""
+    code = "\n".join(lines)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
+
+
 def test_help_builds_the_parser_without_sympy_or_torch():
     """`symweak --help` stays quick: building every subcommand's parser loads neither."""
-    code = (
-        "import sys, symweak, symweak.cli as c\n"
-        "p = c.build_parser()\n"
-        "for argv in (['discover', 'd.npz'], ['bench', 'burgers'], ['export', 'r', '--to', 'c'],\n"
-        "             ['plot', 'r'], ['sweep', 's'], ['parse', 'ops', 'x'], ['demo']):\n"
-        "    p.parse_args(argv)\n"
-        "print(sorted(m for m in ('sympy', 'torch', 'numpy') if m in sys.modules))\n"
+    printed = _fresh_python(
+        "import sys, symweak, symweak.cli as c",
+        "p = c.build_parser()",
+        "for argv in (['discover', 'd.npz'], ['bench', 'burgers'], ['export', 'r', '--to', 'c'],",
+        "             ['plot', 'r'], ['sweep', 's'], ['parse', 'ops', 'x'], ['demo']):",
+        "    p.parse_args(argv)",
+        "print(sorted(m for m in ('sympy', 'torch', 'numpy') if m in sys.modules))",
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert printed == "[]"
 
 
 def test_written_out_choices_match_the_tables():
@@ -277,11 +283,10 @@ def test_written_out_choices_match_the_tables():
 
 
 def test_the_package_name_discover_is_the_function_after_its_subpackage_loads():
-    code = (
-        "import symweak\n"
-        "import symweak.discover._api\n"
-        "from symweak.discover import Discovery\n"
-        "print(callable(symweak.discover), symweak.discover.__module__, Discovery.__name__)\n"
+    printed = _fresh_python(
+        "import symweak",
+        "import symweak.discover._api",
+        "from symweak.discover import Discovery",
+        "print(callable(symweak.discover), symweak.discover.__module__, Discovery.__name__)",
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "True symweak.discover._api Discovery"
+    assert printed == "True symweak.discover._api Discovery"
