@@ -653,19 +653,24 @@ def test_ctrl_c_during_the_final_fit_is_held_until_it_ends(caplog):
 
     from symweak._trainer import deferred_interrupts
 
-    before = signal.getsignal(signal.SIGINT)
-    with (
-        caplog.at_level(logging.WARNING, logger="symweak"),
-        deferred_interrupts("the final fit") as held,
-    ):
-        os.kill(os.getpid(), signal.SIGINT)
-        os.kill(os.getpid(), signal.SIGINT)  # a second press is held too
-        done = True
-    assert done and held["interrupted"]
-    assert caplog.text.count("interrupted during the final fit; finishing it") == 1
-    assert signal.getsignal(signal.SIGINT) is before
-    with pytest.raises(KeyboardInterrupt):
-        os.kill(os.getpid(), signal.SIGINT)
+    # Python's own Ctrl-C handler, whatever the runner inherited (a job started in the
+    # background with `&` ignores SIGINT)
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with (
+            caplog.at_level(logging.WARNING, logger="symweak"),
+            deferred_interrupts("the final fit") as held,
+        ):
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)  # a second press is held too
+            done = True
+        assert done and held["interrupted"]
+        assert caplog.text.count("interrupted during the final fit; finishing it") == 1
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, inherited)
 
 
 def test_coords_name_columns_the_file_has(tmp_path):
