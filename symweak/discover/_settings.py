@@ -21,10 +21,13 @@ GRID_POINTS = 8000
 NODES_PER_OP = 3
 COUNTS = (0, 1, 2, 3)
 #: read-back: the highest polynomial degree, the relative weight below which an output is
-#: pruned, and how far f(u) must differ from its cubic Taylor polynomial to be offered
+#: pruned, and how far f(u) must differ from its cubic Taylor polynomial to be offered: the
+#: estimated noise / std, within [SHAPE_TOL_MIN, SHAPE_TOL] (noisy data cannot tell a
+#: function from its cubic where they differ by less than the noise; clean data can)
 MAX_DEGREE = 4
 EXTRACT_TOL = 1e-3
 SHAPE_TOL = 0.1
+SHAPE_TOL_MIN = 0.01
 
 #: kernels="auto": observations per Gaussian (clean, noisy), the noise / std counted as
 #: noisy, and the counts chosen from (also those kernels="compare" compares)

@@ -15,13 +15,14 @@ import torch
 from ..._errors import SymweakError
 from ..._seeds import child_seed, deterministic_torch
 from ..._trainer import announce, deferred_interrupts
-from ...surrogate import choose_device, estimate_noise
+from ...surrogate import choose_device
 from .._history import History
 from .._settings import AUTO_SURROGATES, SURROGATES_NOISE
 from . import _extract, _final, _prune, _search, _tune, _warmup, _widen
 from ._correction import residual_correction as residual_correction
 from ._state import NetworkState
 from ._warmup import choose_kernels as choose_kernels
+from ._warmup import noise_ratio
 
 __all__ = ["choose_kernels", "residual_correction", "run"]
 
@@ -77,10 +78,7 @@ def how_many_surrogates(cfg, history, problem) -> int:
     when the warm-up made none) is at least ``SURROGATES_NOISE``, else 1."""
     if cfg.surrogates != "auto":
         return int(cfg.surrogates)
-    record = history.phases.get("warmup")
-    noise = getattr(record, "noise", None) or estimate_noise(problem.obs, seed=problem.seed)
-    worst = max((float(v) for v in noise.values() if v == v), default=0.0)
-    return AUTO_SURROGATES if worst >= SURROGATES_NOISE else 1
+    return AUTO_SURROGATES if noise_ratio(history, problem) >= SURROGATES_NOISE else 1
 
 
 def _run(problem, config, progress: bool):

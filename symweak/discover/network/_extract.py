@@ -24,7 +24,8 @@ from .._library import (
     kept_by_filters,
     union,
 )
-from .._settings import EXTRACT_TOL, MAX_DEGREE, SHAPE_TOL
+from .._settings import EXTRACT_TOL, MAX_DEGREE, SHAPE_TOL, SHAPE_TOL_MIN
+from ._warmup import noise_ratio
 
 log = logging.getLogger("symweak")
 
@@ -159,6 +160,12 @@ def widened(state, cands: Candidates, inputs, degree) -> Candidates:
     return with_products(state, library, libraries, ties, _products(state, library, inputs, degree))
 
 
+def shape_tolerance(noise: float) -> float:
+    """How far f(u) must differ from its cubic Taylor polynomial over the data to be offered
+    beside it: the noise / std ``noise``, within [SHAPE_TOL_MIN, SHAPE_TOL]."""
+    return min(SHAPE_TOL, max(SHAPE_TOL_MIN, noise))
+
+
 def _network_library(state) -> tuple[list, dict, list]:
     """The pruned network's terms after the constraints and rules: (library, per-equation
     libraries, ties)."""
@@ -170,7 +177,7 @@ def _network_library(state) -> tuple[list, dict, list]:
         rms,
         max_degree=MAX_DEGREE,
         field_max=amax,
-        shape_tol=SHAPE_TOL,
+        shape_tol=shape_tolerance(noise_ratio(history, problem)),
     )
     if state.config.library.include_constant:
         library = _with_constant(library)

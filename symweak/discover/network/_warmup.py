@@ -134,6 +134,14 @@ FINAL_COST = 1500
 ESTIMATE_AFTER = 20
 
 
+def noise_ratio(history, problem) -> float:
+    """The estimated noise / std, the largest over the fields: the warm-up's estimate, or
+    one made here when the warm-up made none (a fixed kernel count)."""
+    record = history.phases.get("warmup")
+    noise = getattr(record, "noise", None) or estimate_noise(problem.obs, seed=problem.seed)
+    return max((float(v) for v in noise.values() if v == v), default=0.0)
+
+
 def _what(obs, counts, noise, device) -> str:
     points = f"{len(obs):,} points".replace(",", " ")
     if obs.grid is not None:
