@@ -168,3 +168,10 @@ def test_forcing_the_grid_method_on_data_that_do_not_fill_a_grid(make, why):
         f"method='grid' needs observations that fill their grid, and {why}; use "
         "method='network' (or 'auto', which picks it)."
     )
+
+
+def test_score_on_rows_of_a_constant_field_is_finite(runs):
+    est = PDEDiscoverer(columns="t,x,u")
+    est.result_ = symweak.Discovery.load(runs / "net.json")
+    rows = np.array([[1.0, 0.0, 5.0], [2.0, 1.0, 5.0]])  # u = 5 everywhere, not reproduced
+    assert est.score(rows) == 0.0

@@ -167,7 +167,9 @@ class PDEDiscoverer:
             predicted = self.predict(X)
             r2 = []
             for j, u in enumerate(fields.values()):
-                r2.append(1.0 - np.sum((u - predicted[:, j]) ** 2) / np.sum((u - u.mean()) ** 2))
+                miss, spread = np.sum((u - predicted[:, j]) ** 2), np.sum((u - u.mean()) ** 2)
+                # a constant field: 1 when reproduced, else 0 (as sklearn.metrics.r2_score)
+                r2.append(1.0 - miss / spread if spread > 0 else float(miss == 0))
             return float(np.mean(r2))
         errors = self._fitted().simulate(X).errors
         return 1.0 - float(np.mean(list(errors.values())))
