@@ -30,7 +30,12 @@ def bench_command(args: argparse.Namespace) -> int:
             f"--set applies to a system's row (`symweak bench burgers --set surrogates=3`) "
             f"and to `zoo` and `fullgrid`, not to `{args.name}`; leave it out."
         )
-    reports = {"data": _bench_data, "speed": _bench_speed, "units": _bench_units}
+    reports = {
+        "data": _bench_data,
+        "speed": _bench_speed,
+        "units": _bench_units,
+        "profile": _bench_profile,
+    }
     if args.name in reports:
         return reports[args.name](args)
     if args.name == "paper":
@@ -78,6 +83,16 @@ def _bench_speed(args) -> int:
     else:
         report = speed_report(three_d=args.three_d)
     for line in report:
+        print(line, flush=True)
+    return 0
+
+
+def _bench_profile(args) -> int:
+    """``bench profile [NAME]``: one run under torch.profiler, a table per phase."""
+    from .bench import profile_report
+
+    name = args.rest[0] if args.rest else "burgers"
+    for line in profile_report(name, args.ratio, args.noise, args.seed, _set_options(args.set)):
         print(line, flush=True)
     return 0
 

@@ -27,10 +27,13 @@ def add_bench_parser(sub) -> None:
         ),
     )
     p.add_argument(
-        "name", help="a system, `data`, `fullgrid`, `zoo`, `paper`, `speed`, `hole`, `units`"
+        "name",
+        help="a system, `data`, `fullgrid`, `zoo`, `paper`, `speed`, `profile`, `hole`, `units`",
     )
     p.add_argument(
-        "rest", nargs="*", help="system name(s) after `data` / `fullgrid`; cases after `units`"
+        "rest",
+        nargs="*",
+        help="system name(s) after `data` / `fullgrid` / `profile`; cases after `units`",
     )
     p.add_argument("--noises", type=float, nargs="+", default=[0.0, 0.01, 0.1, 0.25, 0.5, 1.0])
     p.add_argument("--classic", action="store_true", help="fullgrid: use PDE-FIND's files")

@@ -27,6 +27,7 @@ __all__ = [
     "announce",
     "deferred_interrupts",
     "interactive",
+    "profiler_range",
     "train_loop",
 ]
 
@@ -101,6 +102,9 @@ def train_loop(
 
         bar = tqdm(total=epochs, desc=desc, leave=False, mininterval=0.5)
     start = time.perf_counter()
+    # a named range for torch.profiler (`symweak bench profile`); free when none is running
+    scope = profiler_range(desc or "training")
+    scope.__enter__()
     try:
         for epoch in range(epochs):
             out.records.append(step(epoch))
@@ -117,6 +121,7 @@ def train_loop(
         out.interrupted = True
         log.warning("interrupted during %s; going on with what was learned", desc or "training")
     finally:
+        scope.__exit__(None, None, None)
         if bar is not None:
             bar.close()
         out.seconds = time.perf_counter() - start
@@ -125,6 +130,14 @@ def train_loop(
         extra = "".join(f", {k} {v}" for k, v in (shown or {}).items())
         announce(f"{desc or 'training'}: {len(out.records)} epochs in {out.seconds:.1f} s{extra}")
     return out
+
+
+def profiler_range(name: str):
+    """``torch.profiler.record_function("symweak:" + name)``: what `symweak bench profile`
+    groups a run's operations by."""
+    from torch.profiler import record_function
+
+    return record_function(f"symweak:{name}")
 
 
 class BestCheckpoint:

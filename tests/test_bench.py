@@ -192,3 +192,46 @@ def test_units_report_names_an_unknown_case_before_running():
     message = r"Unknown units case or variant \['heta'\]; known: heat, airy, burgers\."
     with pytest.raises(SymweakError, match=message):
         next(units_report(cases=["heta"]))
+
+
+def test_profile_counts_top_level_operations_in_their_innermost_phase():
+    """Ranges named symweak:...; an aten op called by another is not counted again; the
+    warm-up's loops (one per kernel count) are one phase; ops outside every range: other."""
+    from types import SimpleNamespace as NS
+
+    from symweak.bench._profile import phase_table
+
+    def ev(name, start, end, parent=None, cpu=0.0, kernels=0, children=()):
+        return NS(
+            name=name,
+            time_range=NS(start=start, end=end),
+            cpu_parent=parent,
+            cpu_time_total=cpu,
+            kernels=[object()] * kernels,
+            cpu_children=list(children),
+            device_time_total=0.0,
+        )
+
+    inner = ev("aten::addmm", 12, 13, kernels=1)
+    outer = ev("aten::linear", 11, 14, cpu=2e6, kernels=0, children=[inner])
+    inner.cpu_parent = outer
+    events = [
+        ev("symweak:surrogate N=250", 0, 10),
+        ev("symweak:surrogate N=1000", 10, 20),
+        ev("aten::mul", 1, 2, cpu=1e6),
+        outer,
+        inner,
+        ev("symweak:search", 20, 40),
+        ev("symweak:final", 25, 30),  # nested: the innermost range wins
+        ev("aten::mul", 22, 23, cpu=5e5, kernels=2),
+        ev("aten::sum", 26, 27),
+        ev("aten::sum", 50, 51),
+        ev("Optimizer.step#Adam.step", 21, 22),
+    ]
+    table = phase_table(events)
+    assert table == {
+        "warm-up": {"ops": 2, "cpu_s": 3.0, "kernels": 1, "gpu_s": 0.0},
+        "search": {"ops": 1, "cpu_s": 0.5, "kernels": 2, "gpu_s": 0.0},
+        "final": {"ops": 1, "cpu_s": 0.0, "kernels": 0, "gpu_s": 0.0},
+        "other": {"ops": 1, "cpu_s": 0.0, "kernels": 0, "gpu_s": 0.0},
+    }

@@ -107,6 +107,29 @@ def test_bench_speed_reports_figures(tmp_path, monkeypatch, capsys):
     assert "surrogate diagonal: 2586 points via the 101x256 grid" in out
 
 
+@pytest.mark.slow  # two short runs
+def test_bench_profile_prints_a_row_per_phase(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path))
+    args = ["bench", "profile", "burgers", "--ratio", "0.1", "--noise", "0.2"]
+    short = ["warmup_epochs=40", "search_epochs=5", "prune_epochs=4", "tune_epochs=3"]
+    assert main(args + [a for s in short for a in ("--set", s)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(
+        "Burgers: 2586 points as columns, r = 0.1, σ = 0.2, seed 0; device cpu"
+    )
+    rows = {
+        line.split(" | ")[0].lstrip("| "): line.split(" | ")
+        for line in out
+        if line.startswith("| ")
+    }
+    assert list(rows)[1:] == ["warm-up", "search", "prune", "tune", "final", "other"]
+    for phase, epochs in (("search", 5), ("prune", 4), ("tune", 3)):
+        row = rows[phase]
+        assert int(row[2]) == epochs
+        assert int(row[3]) > 0 and int(row[4]) == round(int(row[3]) / epochs)
+        assert row[6:] == ["0", "0.00 |"]  # no GPU here
+
+
 def test_export_and_plot_commands(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("SYMWEAK_CACHE_DIR", str(tmp_path / "cache"))
     data = tmp_path / "b.npz"

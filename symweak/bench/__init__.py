@@ -1,6 +1,7 @@
 """The paper's benchmark systems (solvers, true equations) and metrics."""
 
 from ._domains import holed as holed
+from ._profile import profile_report as profile_report
 from ._runner import CLASSIC_FILES as CLASSIC_FILES
 from ._runner import classic_observations as classic_observations
 from ._runner import coefficient_table as coefficient_table

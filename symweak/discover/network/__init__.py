@@ -14,7 +14,7 @@ import torch
 
 from ..._errors import SymweakError
 from ..._seeds import child_seed, deterministic_torch
-from ..._trainer import announce, deferred_interrupts
+from ..._trainer import announce, deferred_interrupts, profiler_range
 from ...surrogate import choose_device
 from .._history import History
 from .._settings import AUTO_SURROGATES, SURROGATES_NOISE
@@ -89,7 +89,7 @@ def _run(problem, config, progress: bool):
     if count > 1 and config.surrogate.combine == "mean" and not state.interrupted:
         state.members = _members(problem, config, device, progress, state, count)
         history.surrogates = 1 + len(state.members)
-    with deferred_interrupts("the final fit") as held:
+    with deferred_interrupts("the final fit") as held, profiler_range("final"):
         equations = _final.run(state, candidates)
         equations = _widen.products_by_default(state, candidates, equations)
     state.interrupted |= held["interrupted"]
