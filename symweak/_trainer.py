@@ -103,28 +103,26 @@ def train_loop(
         bar = tqdm(total=epochs, desc=desc, leave=False, mininterval=0.5)
     start = time.perf_counter()
     # a named range for torch.profiler (`symweak bench profile`); free when none is running
-    scope = profiler_range(desc or "training")
-    scope.__enter__()
-    try:
-        for epoch in range(epochs):
-            out.records.append(step(epoch))
-            if stop is not None and stop(epoch):
-                out.stopped = epoch + 1
-                break
+    with profiler_range(desc or "training"):
+        try:
+            for epoch in range(epochs):
+                out.records.append(step(epoch))
+                if stop is not None and stop(epoch):
+                    out.stopped = epoch + 1
+                    break
+                if bar is not None:
+                    bar.update(1)
+                    if postfix is not None and epoch % every == 0:
+                        shown = postfix(epoch, out.records[-1])
+                        if shown:
+                            bar.set_postfix(**shown)
+        except KeyboardInterrupt:
+            out.interrupted = True
+            log.warning("interrupted during %s; going on with what was learned", desc or "training")
+        finally:
             if bar is not None:
-                bar.update(1)
-                if postfix is not None and epoch % every == 0:
-                    shown = postfix(epoch, out.records[-1])
-                    if shown:
-                        bar.set_postfix(**shown)
-    except KeyboardInterrupt:
-        out.interrupted = True
-        log.warning("interrupted during %s; going on with what was learned", desc or "training")
-    finally:
-        scope.__exit__(None, None, None)
-        if bar is not None:
-            bar.close()
-        out.seconds = time.perf_counter() - start
+                bar.close()
+            out.seconds = time.perf_counter() - start
     if lines and epochs:
         shown = postfix(len(out.records) - 1, out.records[-1]) if postfix and out.records else None
         extra = "".join(f", {k} {v}" for k, v in (shown or {}).items())
