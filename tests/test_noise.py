@@ -28,6 +28,23 @@ def test_noise_estimate_reads_clean_as_small_and_noise_near_its_level(dim):
         assert sigma * 0.9 < est < sigma * 1.6, (sigma, est)
 
 
+def test_a_field_fast_along_one_axis_is_not_read_as_noise():
+    """Eight wavelengths along x over a slow change in t: a round neighbourhood spans a third
+    of a wavelength of x and its quadratic misses (0.12 of the spread), one stretched along
+    x does not (0.015); noise of 0.1 on the same field reads 0.12 (0.17 round)."""
+    rng = np.random.default_rng(3)
+    t, x = rng.uniform(0, 3, 2600), rng.uniform(0, 20 * np.pi, 2600)
+    u = np.cos(0.8 * x) * np.exp(-0.2 * t) + 0.3 * np.sin(0.3 * x + t)
+    clean = symweak.Observations(coords={"t": t, "x": x}, fields={"u": u})
+    round_only = estimate_noise(clean, stretches=())["u"]
+    assert round_only > 0.1, round_only
+    assert estimate_noise(clean)["u"] < 0.03
+    noisy = symweak.Observations(
+        coords={"t": t, "x": x}, fields={"u": u + 0.1 * np.std(u) * rng.standard_normal(2600)}
+    )
+    assert 0.09 < estimate_noise(noisy)["u"] < 0.16
+
+
 def test_noise_estimate_is_seeded_and_handles_small_and_constant_data():
     obs = _field(n=30000, sigma=0.2)
     a = estimate_noise(obs, max_points=2000, seed=1)
