@@ -51,6 +51,28 @@ def test_a_term_below_its_floor_comes_back_uncertain_with_the_floor():
     assert judge(G2, b2, [0], seed=0).verdicts[1] == "determined"
 
 
+def test_an_excluded_term_is_excluded_above_its_floor_only():
+    """Column 1 absent from b: excluded, with the size below which the data would not see it;
+    injected into the same data at half that size it stays excluded, at twice it is
+    determined. The excluded columns come most-hidden first (part of b they could hold)."""
+    G, b = _system(0.0)
+    found = judge(G, b, [0], seed=0)
+    assert found.verdicts == {0: "determined"}
+    assert set(found.excluded) == {1, 2, 3, 4, 5}
+    floor = found.excluded[1]
+    assert 0.1 < floor < 0.25  # noise 0.5 on 300 rows, half of them per resample
+    nb = np.linalg.norm(b)
+    part = [found.excluded[j] * np.linalg.norm(G[:, j]) / nb for j in found.excluded]
+    assert part == sorted(part, reverse=True)
+    assert judge(G, b + 0.5 * floor * G[:, 1], [0], seed=0).verdicts == {0: "determined"}
+    assert judge(G, b + 2 * floor * G[:, 1], [0], seed=0).verdicts == {
+        0: "determined",
+        1: "determined",
+    }
+    G[:, 5] = 0.0  # a column that is zero on the data says nothing: no floor
+    assert 5 not in judge(G, b, [0], seed=0).excluded
+
+
 def test_a_term_that_others_stand_in_for_is_uncertain_not_excluded():
     """u − u² on u in [0, 1], noisy: u³ is nearly u and u² combined, so the data explain as
     much without it and fix no size for it: uncertain (a stand-in), with a large floor."""
@@ -88,6 +110,7 @@ def _result(tmp_path=None):
             },
         ],
         floors={"u_xx": 0.11},
+        excluded={"u^3": 0.5, "u_x": 0.02},
     )
     return Discovery(system, history=History(fits=[record]), settings={"coords": ["t", "x"]})
 
@@ -114,6 +137,10 @@ def test_a_discovery_reports_verdicts_alternatives_and_floors():
     assert "u_t: determined u, u^2; uncertain u_xx (the data cannot tell)" in text
     assert "  5.8 %  +0.050  u_t = 0.79*u - 0.81*u^2 + 0.04*u_xx" in text
     assert "u_t: detection floor (smaller |coefficient| would not be detected): u_xx 0.11" in text
+    assert res.excluded == {"u^3": 0.5, "u_x": 0.02}
+    assert text.splitlines()[text.splitlines().index(
+        "u_t: detection floor (smaller |coefficient| would not be detected): u_xx 0.11"
+    ) + 1] == "u_t: excluded above (smaller |coefficient| would not be detected): u^3 0.5, u_x 0.02"  # fmt: skip
 
 
 def test_an_equation_the_verdicts_contradict_says_so():
@@ -158,6 +185,7 @@ def test_save_and_load_keep_what_the_data_determine(tmp_path):
     assert [a.equation for a in back.alternatives] == [a.equation for a in res.alternatives]
     data = json.loads((tmp_path / "run.json").read_text())
     assert data["history"]["fits"][0]["floors"] == {"u_xx": 0.11}
+    assert list(back.excluded.items()) == [("u^3", 0.5), ("u_x", 0.02)]  # order kept
 
 
 def test_an_infinite_floor_survives_json(tmp_path):
@@ -236,6 +264,7 @@ def test_an_equation_that_explains_little_determines_nothing():
     judge_equation(lhs, lib, G, b, coef, record, how="terms", constraints=None, seed=0)
     assert record.alternatives[0]["held_out"] > 0.5
     assert record.verdicts == {t.short(): "uncertain" for t in lib}
+    assert record.excluded == {}
     res = Discovery(
         System([parse_equation("u_t = 0.3*u")]), history=History(fits=[record]),
         settings={"coords": ["t", "x"]},

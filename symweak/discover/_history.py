@@ -117,6 +117,9 @@ class FitRecord:
     alternatives: list = field(default_factory=list)
     #: ``{term: smallest |coefficient| these data detect}`` for the uncertain terms
     floors: dict = field(default_factory=dict)
+    #: the same for every excluded candidate, those that could hold the largest part of
+    #: the left-hand side undetected first
+    excluded: dict = field(default_factory=dict)
 
 
 @dataclass

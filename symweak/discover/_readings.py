@@ -12,6 +12,9 @@ from ..ir import Equation
 
 __all__ = ["Alternative", "ParetoEquation", "Readings"]
 
+#: excluded candidates the summary lists (those that could hide the most first)
+EXCLUDED_SHOWN = 8
+
 
 class Readings:
     """The accessors :class:`~._result.Discovery` inherits (it provides ``system``,
@@ -140,6 +143,18 @@ class Readings:
         }
         return self._one_or_all(per)
 
+    @property
+    def excluded(self) -> dict:
+        """``{term: smallest |coefficient|}`` for each candidate the data exclude: excluded
+        only above that size, a smaller one of that kind would not be detected in these
+        data (the terms that could hold the largest part of the left-hand side unseen
+        first); ``{lhs: {...}}`` for a system."""
+        per = {
+            lhs: {t: float(v) for t, v in floors.items()}
+            for lhs, floors in self._per_lhs("excluded").items()
+        }
+        return self._one_or_all(per)
+
     def uncertain_terms(self) -> dict:
         """``{lhs: [terms the data leave uncertain]}`` (only equations that have some)."""
         out = {}
@@ -213,12 +228,25 @@ class Readings:
         if floors:
             lines.append(
                 f"{lhs}: detection floor (smaller |coefficient| would not be detected): "
-                + ", ".join(
-                    f"{t} {_g(float(v), 2) if math.isfinite(float(v)) else 'none at any size'}"
-                    for t, v in floors.items()
-                )
+                + _sizes(floors)
+            )
+        hidden = self._per_lhs("excluded").get(lhs) or {}
+        if hidden:
+            shown = dict(list(hidden.items())[:EXCLUDED_SHOWN])
+            more = len(hidden) - len(shown)
+            lines.append(
+                f"{lhs}: excluded above (smaller |coefficient| would not be detected): "
+                + _sizes(shown)
+                + (f" and {more} more (res.excluded)" if more else "")
             )
         return lines
+
+
+def _sizes(floors: dict) -> str:
+    return ", ".join(
+        f"{t} {_g(float(v), 2) if math.isfinite(float(v)) else 'none at any size'}"
+        for t, v in floors.items()
+    )
 
 
 @dataclass(frozen=True)

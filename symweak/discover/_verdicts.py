@@ -41,10 +41,11 @@ def printed_terms(lhs, term) -> dict:
 
 
 def judge_equation(lhs, lib, G, b, coef, record, *, how, constraints, seed: int, rhs=None) -> None:
-    """Fill ``record.verdicts``, ``record.alternatives`` and ``record.floors`` for one
-    equation: ``lib`` its candidate terms, ``G``/``b`` its weak system (NumPy, columns as
-    ``lib``), ``coef`` the fit's coefficients (0 outside the support), ``rhs`` the returned
-    ``{term: coefficient}`` (shown for the alternative that is the returned equation)."""
+    """Fill ``record.verdicts``, ``record.alternatives``, ``record.floors`` and
+    ``record.excluded`` for one equation: ``lib`` its candidate terms, ``G``/``b`` its weak
+    system (NumPy, columns as ``lib``), ``coef`` the fit's coefficients (0 outside the
+    support), ``rhs`` the returned ``{term: coefficient}`` (shown for the alternative that
+    is the returned equation)."""
     coef = np.asarray(coef, dtype=float)
     if len(coef) != len(lib) or not len(lib):
         return
@@ -63,6 +64,7 @@ def judge_equation(lhs, lib, G, b, coef, record, *, how, constraints, seed: int,
         # the best equation leaves most of the left-hand side unexplained: the data exclude
         # no candidate and determine none
         record.verdicts = {n: "uncertain" for term in names for n in term}
+        found.excluded = {}
     shown = None
     if rhs is not None:
         shown = {t.short(): float(c) for t, c in Equation(lhs, rhs).coefficients.items()}
@@ -79,6 +81,12 @@ def judge_equation(lhs, lib, G, b, coef, record, *, how, constraints, seed: int,
     ]
     record.floors = {
         n: float(abs(k) * floor) for j, floor in found.floors.items() for n, k in names[j].items()
+    }
+    record.excluded = {
+        n: float(abs(k) * floor)
+        for j, floor in found.excluded.items()
+        for n, k in names[j].items()
+        if n not in record.verdicts
     }
 
 

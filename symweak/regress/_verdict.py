@@ -64,11 +64,14 @@ class Alternative:
 class Judgement:
     """``verdicts`` ``{column: "determined" | "uncertain"}`` (absent columns are excluded),
     ``alternatives`` (best first), ``floors`` ``{column: smallest |coefficient| detected}``
-    for the uncertain columns (on the original column scale)."""
+    for the uncertain columns (on the original column scale), and ``excluded``: the same
+    for every excluded column, the columns that could hold the largest part of the
+    left-hand side undetected first — an excluded term is excluded only above its floor."""
 
     verdicts: dict[int, str]
     alternatives: list[Alternative]
     floors: dict[int, float] = field(default_factory=dict)
+    excluded: dict[int, float] = field(default_factory=dict)
 
 
 class _Halves:
@@ -184,7 +187,8 @@ def judge(
     floors: bool = True,
 ) -> Judgement:
     """The alternatives to ``chosen`` (column indices) on ``G ξ = b``, a verdict per column
-    that appears in any of them, and the detection floor of each uncertain column."""
+    that appears in any of them, and the detection floor of each column not determined
+    (``floors``: the uncertain ones; ``excluded``: every other)."""
     G, b = _check(G, b)
     S = G.shape[1]
     weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
@@ -234,6 +238,14 @@ def judge(
     if floors:
         for j in sorted(union - common):
             out.floors[j] = _floor(halves, G, b, alternatives, j, weights, reach)
+        # an excluded column's floor as the part of b it could hold undetected, largest first
+        hidden = {
+            j: _floor(halves, G, b, alternatives, j, weights, reach)
+            for j in range(S)
+            if j not in union and np.any(G[:, j])  # an all-zero column says nothing
+        }
+        part = {j: f * halves.scale[j] / halves.nb for j, f in hidden.items()}
+        out.excluded = {j: hidden[j] for j in sorted(hidden, key=lambda j: (-part[j], j))}
     return out
 
 
