@@ -100,6 +100,7 @@ def test_members_that_disagree_make_terms_uncertain():
                 "reason": "fit",
             }
         ],
+        excluded={"u": 0.3, "u_x": 0.01},
     )
     history = History(fits=[record])
     members = [
@@ -108,6 +109,7 @@ def test_members_that_disagree_make_terms_uncertain():
     ]
     combine([shown], history, members)
     assert record.verdicts == {"d_x(u^2)": "determined", "u_xx": "uncertain", "u": "uncertain"}
+    assert record.excluded == {"u_x": 0.01}  # u, held by a member, is no longer excluded
     assert [(a["terms"], a["reason"]) for a in record.alternatives] == [
         ({"d_x(u^2)": -0.5, "u_xx": 0.1}, "fit"),
         ({"u": 0.2, "d_x(u^2)": -0.49}, "surrogate"),

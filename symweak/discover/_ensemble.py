@@ -89,3 +89,5 @@ def _fold_verdicts(fit, eq, others) -> None:
                 }
             )
     fit.verdicts = verdicts
+    # a term a member holds is uncertain, not excluded (its floor stays the main run's)
+    fit.excluded = {t: v for t, v in fit.excluded.items() if t not in verdicts}
