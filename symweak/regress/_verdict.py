@@ -93,15 +93,24 @@ class _Halves:
         self.Gs, self.bs = Gs, bs
         self.shift(None, 0.0)
 
-    def shift(self, base: np.ndarray | None, c: float, col: int | None = None) -> None:
-        """Use b' = base + c·G_col (scaled units; ``base`` None: the data's own b)."""
+    def base_stats(self, base: np.ndarray, col: int | None) -> tuple:
+        """Per half: Gᵀ base, baseᵀ base and G_colᵀ base (what :meth:`shift` needs of a
+        ``base``; computed once where many sizes c are tried on the same one)."""
+        v = np.stack([self.Gs[r].T @ base[r] for r in self.rows])
+        bb = np.array([base[r] @ base[r] for r in self.rows])
+        cross = None
+        if col is not None:
+            cross = np.array([self.Gs[r, col] @ base[r] for r in self.rows])
+        return v, bb, cross
+
+    def shift(self, base: np.ndarray | None, c: float, col: int | None = None, stats=None) -> None:
+        """Use b' = base + c·G_col (scaled units; ``base`` None: the data's own b);
+        ``stats``: :meth:`base_stats` of ``base`` and ``col``, when already computed."""
         if base is None:
             self.v, self.bb = self.v0, self.bb0
         else:
-            v = np.stack([self.Gs[r].T @ base[r] for r in self.rows])
-            bb = np.array([base[r] @ base[r] for r in self.rows])
+            v, bb, cross = stats if stats is not None else self.base_stats(base, col)
             if col is not None and c:
-                cross = np.array([self.Gs[r, col] @ base[r] for r in self.rows])
                 v = v + c * self.A[:, :, col]
                 bb = bb + 2 * c * cross + c * c * self.A[:, col, col]
             self.v, self.bb = v, bb
@@ -287,9 +296,10 @@ def _floor(halves: _Halves, G, b, alternatives, j: int, weights, reach: float) -
     sign = np.sign(coef[j]) or 1.0
     base = halves.bs - halves.Gs[:, j] * coef[j] * halves.scale[j] / halves.nb
     w0, w1 = float(weights[list(s0)].sum()), float(weights[list(s1)].sum())
+    stats = halves.base_stats(base, j)
 
     def detected(c: float) -> bool:
-        halves.shift(base, sign * c, j)
+        halves.shift(base, sign * c, j, stats)
         d = halves.scores(s0, w0) - halves.scores(s1, w1)
         return float(d.mean()) > reach * float(d.std(ddof=1))
 
