@@ -242,15 +242,15 @@ def run(problem, config) -> tuple[list[Equation], History]:
         residuals={k: v[0] for k, v in tried.items()},
     )
     others = [v[2] for k, v in tried.items() if k != chosen]
-    history = History(grid=record, fits=_records(problem, config, designs, fits, others))
+    history = History(grid=record, fits=_records(problem, config, designs, fits, others, tests))
     return equations, history
 
 
-def _records(problem, config, designs, fits, others) -> list[FitRecord]:
+def _records(problem, config, designs, fits, others, tests) -> list[FitRecord]:
     """One :class:`FitRecord` per equation, with intervals, prices, the Pareto front
-    (:func:`._verdicts.record_uncertainty`, the other scales' designs widening the
-    intervals) and what the data determine (:func:`._verdicts.judge_equation`) unless
-    ``uncertainty=False``."""
+    (:func:`._verdicts.record_uncertainty`, the other scales' designs and the overlap of
+    ``tests`` widening the intervals) and what the data determine
+    (:func:`._verdicts.judge_equation`) unless ``uncertainty=False``."""
     records = []
     for e, lhs in enumerate(problem.lhs):
         fit = fits[lhs][1]
@@ -275,6 +275,7 @@ def _records(problem, config, designs, fits, others) -> list[FitRecord]:
                 seed=child_seed(problem.seed, "stability") + 1 + e,
                 method=fit.method,
                 others=[(o[lhs][1], o[lhs][2]) for o in others],
+                overlap=tests.overlap,
             )
             judge_equation(
                 lhs,

@@ -110,6 +110,7 @@ def record_uncertainty(
     method: str = "+tls",
     others=(),
     groups=None,
+    overlap=None,
 ) -> None:
     """95 % bootstrap intervals of the kept coefficients (rows resampled, refitted as the
     coefficients were: by total least squares when ``method`` says "+tls", else by least
@@ -121,14 +122,20 @@ def record_uncertainty(
     σ 0.2, seeds 0–3: the truth inside 3 of 8 bootstrap intervals without them). With
     ``groups`` (terms tied within the equation by a ``pair`` rule) all is computed on the
     merged columns the fit was made on, and each tied term's interval is its factor times
-    its group's."""
+    its group's. ``overlap`` (the test functions' correlation, as
+    :func:`~symweak.regress.design_effect` takes it) stretches each bootstrap interval by
+    the square root of its design effect: rows whose supports overlap are not independent
+    draws (zoo tuning half, r 10 %, σ 0.05–0.2: the truth inside 30 of 35 intervals
+    without it, 33 with it)."""
     coef = np.asarray(coef, dtype=float)
     tls = "+tls" in method
     if groups is None:
         groups = [(np.array([j]), np.ones(1)) for j in range(len(lib))]
     Gm = merge_columns(G, groups)
     support = [g for g, (idx, _) in enumerate(groups) if coef[idx[0]] != 0.0]
-    lo, hi = bootstrap_intervals(Gm, b, support, resamples=BOOTSTRAP_RESAMPLES, seed=seed, tls=tls)
+    lo, hi = bootstrap_intervals(
+        Gm, b, support, resamples=BOOTSTRAP_RESAMPLES, seed=seed, tls=tls, overlap=overlap
+    )
     for Gv, bv in others:
         refit = refit_support(merge_columns(Gv, groups), bv, support, tls)
         lo, hi = np.minimum(lo, refit), np.maximum(hi, refit)

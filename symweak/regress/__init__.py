@@ -28,6 +28,7 @@ from ._stability import prefer_polynomials as prefer_polynomials
 from ._stability import stability_selection as stability_selection
 from ._uncertainty import ParetoPoint as ParetoPoint
 from ._uncertainty import bootstrap_intervals as bootstrap_intervals
+from ._uncertainty import design_effect as design_effect
 from ._uncertainty import drop_one as drop_one
 from ._uncertainty import pareto_front as pareto_front
 from ._uncertainty import refit_support as refit_support

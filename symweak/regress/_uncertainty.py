@@ -19,7 +19,18 @@ from .._errors import SymweakError
 from ._mstls import backward_path, forward_path
 from ._sparse import Fit, _check, _residual, _scales, _solve, tls_refit
 
-__all__ = ["ParetoPoint", "bootstrap_intervals", "drop_one", "pareto_front", "refit_support"]
+#: rows of the test functions' overlap taken at a time by :func:`design_effect` (memory:
+#: this many × K floats, not K²)
+OVERLAP_BLOCK = 1024
+
+__all__ = [
+    "ParetoPoint",
+    "bootstrap_intervals",
+    "design_effect",
+    "drop_one",
+    "pareto_front",
+    "refit_support",
+]
 
 
 def refit_support(G, b, support, tls: bool = True) -> np.ndarray:
@@ -46,12 +57,18 @@ def bootstrap_intervals(
     seed: int = 0,
     tls: bool = True,
     estimator: Callable | None = None,
+    overlap: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Percentile intervals ``(lo, hi)`` (one entry per column; 0 outside ``support``) of
     the coefficients refitted on ``resamples`` row resamples drawn with replacement.
 
     ``estimator(G, b, support) -> coef`` replaces the default (least squares on the support,
     then total least squares when ``tls``): use the one that gave the point estimate.
+    ``overlap``: the rows' correlation, as :func:`design_effect` takes it (test functions
+    whose supports overlap, :meth:`~symweak.weak.TestFunctionSet.overlap`); resampling rows
+    as if independent understates the spread, so each side of a coefficient's interval is
+    stretched about the point estimate by the square root of its :func:`design_effect`
+    (never narrowed).
     """
     G, b = _check(G, b)
     support = np.asarray(support, dtype=int)
@@ -72,7 +89,51 @@ def bootstrap_intervals(
     tail = (1 - level) / 2
     lo[support] = np.quantile(draws, tail, axis=0)
     hi[support] = np.quantile(draws, 1 - tail, axis=0)
+    if overlap is not None:
+        stretch = np.sqrt(np.maximum(design_effect(G, b, support, overlap), 1.0))
+        mid = fit(G, b, support)[support]
+        lo[support] = np.minimum(lo[support], mid - (mid - lo[support]) * stretch)
+        hi[support] = np.maximum(hi[support], mid + (hi[support] - mid) * stretch)
     return lo, hi
+
+
+def design_effect(G, b, support: Sequence[int], overlap) -> np.ndarray:
+    """Per column of ``support``: the variance of its least-squares coefficient when the
+    rows' errors correlate as ``overlap`` says, over the variance when they are independent
+    (a spatial sandwich estimate, Σ w_ij r_i r_j g_i g_jᵀ against Σ r_i² g_i g_iᵀ, r the
+    residuals). Above 1 where neighbouring test functions err alike; about 1 where their
+    errors cancel. ``overlap``: the (K, K) correlation, or ``f(rows)`` giving those rows of
+    it (taken :data:`OVERLAP_BLOCK` rows at a time, e.g.
+    :meth:`~symweak.weak.TestFunctionSet.overlap`)."""
+    G, b = _check(G, b)
+    K = G.shape[0]
+    rows_of = overlap if callable(overlap) else _rows_of(overlap, K)
+    support = np.asarray(support, dtype=int)
+    Gs = G[:, support] / _scales(G)[support]
+    bread = np.linalg.pinv(Gs.T @ Gs)
+    r = b - Gs @ (bread @ (Gs.T @ b))
+    U = Gs * r[:, None]
+    meat = np.zeros((support.size, support.size))
+    for start in range(0, K, OVERLAP_BLOCK):
+        rows = np.arange(start, min(start + OVERLAP_BLOCK, K))
+        block = np.asarray(rows_of(rows), dtype=float)
+        if block.shape != (rows.size, K):
+            raise SymweakError(
+                f"overlap must give ({rows.size}, {K}) for {rows.size} rows, got {block.shape}."
+            )
+        meat += U[rows].T @ block @ U
+    independent = np.einsum("ij,jk,ki->i", bread, U.T @ U, bread)
+    correlated = np.einsum("ij,jk,ki->i", bread, meat, bread)
+    return correlated / np.clip(independent, 1e-300, None)
+
+
+def _rows_of(overlap, K: int) -> Callable:
+    W = np.asarray(overlap, dtype=float)
+    if W.shape != (K, K):
+        raise SymweakError(
+            f"overlap must be ({K}, {K}), one row and column per test function; got {W.shape}."
+        )
+    return lambda rows: W[rows]
 
 
 @dataclass

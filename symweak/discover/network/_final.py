@@ -63,9 +63,9 @@ def _n_final(state, cands) -> int:
 
 
 def _systems(state, cands, scales, n_final):
-    """``{scale: (G, b, correction)}``: the library's weak columns for the final fit with
-    test functions of each radii ``scale``, on the data's own grid when the network phases
-    used a coarser one. The coarse grid is enough to steer training
+    """``{scale: (G, b, correction, test functions)}``: the library's weak columns for the
+    final fit with test functions of each radii ``scale``, on the data's own grid when the
+    network phases used a coarser one. The coarse grid is enough to steer training
     but not for second derivatives of fine structure: on sparse sine-Gordon the u_xx
     coefficient came out 0.56 on an 8 000-point grid, 0.84 on 27 000 points, with a
     surrogate of MSE 7e-5. Û, the library's values and the spread data residual are computed
@@ -108,7 +108,7 @@ def _systems(state, cands, scales, n_final):
     )
     if corrections is None:
         corrections = [None] * len(sets)
-    return dict(zip(scales, zip(Gs, bs, corrections)))
+    return dict(zip(scales, zip(Gs, bs, corrections, sets)))
 
 
 def run(state, cands) -> list[Equation]:
@@ -121,7 +121,7 @@ def run(state, cands) -> list[Equation]:
         history.surrogate = _surrogate_choice(state)
     start = time.perf_counter()
     n_final = _n_final(state, cands)
-    tried = _try_variants(state, cands, n_final)
+    tried, tests = _try_variants(state, cands, n_final)
     chosen = _rule([(k, v[0]) for k, v in tried.items()], cfg)
     residual, results, system, made = tried[chosen]
     used = open_terms(results)
@@ -145,6 +145,9 @@ def run(state, cands) -> list[Equation]:
     if "&" in chosen:
         source = _rule([(k, v[0]) for k, v in tried.items() if "&" not in k], cfg)
         system = tried[source][2]
+    overlap = None
+    if cfg.reporting.uncertainty:
+        overlap = tests[source.removesuffix("+data")].overlap
     results, _ = select(state, cands, *system, refit=made, readable=only_readable)
     history.phases["final"] = FinalRecord(
         seconds=time.perf_counter() - start,
@@ -155,7 +158,7 @@ def run(state, cands) -> list[Equation]:
         coefficients=source,
     )
     others = [v[2] for v in tried.values() if v[2] is not system]
-    history.fits = fit_records(state, cands, system, others, results, only_readable)
+    history.fits = fit_records(state, cands, system, others, results, only_readable, overlap)
     return [Equation(lhs, results[lhs][0]) for lhs in state.problem.lhs]
 
 
@@ -164,20 +167,20 @@ def probe(state, cands, scale: str) -> float:
     correction, no stability selection, no records): a cheap look at what a library
     explains before the whole final fit is made with it."""
     with torch.no_grad():
-        G, b, _ = _systems(state, cands, [scale], _n_final(state, cands))[scale]
+        G, b, *_ = _systems(state, cands, [scale], _n_final(state, cands))[scale]
     found, _ = select(state, cands, G, b)
     return float(np.mean([fit.residual for _, fit in found.values()]))
 
 
-def _try_variants(state, cands, n_final) -> dict:
+def _try_variants(state, cands, n_final) -> tuple[dict, dict]:
     """``{variant: (mean residual, results, (G, b), fits made)}``: one selection on each
     scale's system, each scale plus the data correction ("+data") and the scales stacked
-    ("cap&axis"), in the order the rule reads them."""
+    ("cap&axis"), in the order the rule reads them; and ``{scale: its test functions}``."""
     with torch.no_grad():
         scales = list(dict.fromkeys(state.config.tests.scales))
         systems = _systems(state, cands, scales, n_final)
     variants = {}
-    for scale, (G, b, correction) in systems.items():
+    for scale, (G, b, correction, _) in systems.items():
         variants[scale] = (G, b)
         if correction is not None:
             variants[scale + "+data"] = (G + correction[0], b + correction[1])
@@ -188,7 +191,7 @@ def _try_variants(state, cands, n_final) -> dict:
         found, made = select(state, cands, *system)
         residual = float(np.mean([fit.residual for _, fit in found.values()]))
         tried[name] = (residual, found, system, made)
-    return tried
+    return tried, {scale: v[3] for scale, v in systems.items()}
 
 
 def _rule(residuals: list[tuple[str, float]], cfg) -> str:

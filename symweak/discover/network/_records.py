@@ -62,10 +62,13 @@ def _tied_uncertainty(state, cands, system, others, results, readable) -> dict:
     return {lhs: (intervals.get(lhs, {}), fronts.get(lhs, [])) for lhs in intervals}
 
 
-def _uncertainty(state, cands, system, e, cols, fit, record, others=(), groups=None) -> None:
+def _uncertainty(
+    state, cands, system, e, cols, fit, record, others=(), groups=None, overlap=None
+) -> None:
     """:func:`.._verdicts.record_uncertainty` on equation ``e``'s design of the system that
     gave the coefficients (``others``: the other variants' systems, which widen the
-    intervals; ``groups``: terms tied within the equation by a ``pair`` rule)."""
+    intervals; ``groups``: terms tied within the equation by a ``pair`` rule; ``overlap``:
+    the rows' correlation, which widens them too)."""
     lib = [cands.library[j] for j in cols]
     record_uncertainty(
         record,
@@ -79,12 +82,15 @@ def _uncertainty(state, cands, system, e, cols, fit, record, others=(), groups=N
         seed=child_seed(state.problem.seed, "stability") + 1 + e,
         others=[(Gv.cpu().numpy()[:, cols], bv.cpu().numpy()[:, e]) for Gv, bv in others],
         groups=groups,
+        overlap=overlap,
     )
 
 
-def fit_records(state, cands, system, others, results, readable) -> list[FitRecord]:
+def fit_records(state, cands, system, others, results, readable, overlap=None) -> list[FitRecord]:
     """One :class:`FitRecord` per equation of ``results`` (``{lhs: (rhs, fit)}``, fitted on
-    ``system``; ``others``: the other variants' systems, which widen the intervals)."""
+    ``system``; ``others``: the other variants' systems, and ``overlap``: the correlation of
+    its test functions, :meth:`~symweak.weak.TestFunctionSet.overlap`, which widen the
+    intervals)."""
     cfg = state.config
     tied = {x for a, b_, _ in cands.ties if a != b_ for x in (a, b_)}
     inner = {}
@@ -109,7 +115,9 @@ def fit_records(state, cands, system, others, results, readable) -> list[FitReco
             probabilities=_probabilities(cands, lhs, fit, cols, tied_p),
         )
         if cfg.reporting.uncertainty and lhs not in tied and len(fit.coef) == len(cols):
-            _uncertainty(state, cands, system, e, cols, fit, record, others, inner.get(lhs))
+            _uncertainty(
+                state, cands, system, e, cols, fit, record, others, inner.get(lhs), overlap
+            )
         elif lhs in tied_ci:
             # equations fitted jointly by a pair rule: intervals and the Pareto front from
             # their joint design, each front point this equation's part of a joint support
