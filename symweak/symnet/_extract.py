@@ -14,7 +14,12 @@ from .._errors import IRError
 from ..ir import Term, fields_in
 from ._readback import read_back, snap_arguments, taylor_small_arguments
 
-__all__ = ["library_from_network", "snap_arguments", "taylor_small_arguments"]
+__all__ = [
+    "function_shapes",
+    "library_from_network",
+    "snap_arguments",
+    "taylor_small_arguments",
+]
 
 # non-polynomial candidates longer than this (SymPy operation count) are not offered
 MAX_TERM_OPS = 12
@@ -81,6 +86,16 @@ def _function_shapes(expr, field_max: Mapping[str, float], tol: float = 0.1) -> 
             if _beyond_taylor(f.func, scale, tol=tol):
                 out.append(f.func(fld))
     return sorted(set(out), key=sympy.default_sort_key)
+
+
+def function_shapes(
+    exprs: Sequence[sympy.Expr], active: Mapping[int, Sequence], field_max, tol: float
+) -> list:
+    """f(field) at unit scale for every function the ``active`` outputs apply to a field,
+    where f differs from its cubic Taylor polynomial by more than ``tol`` of its size over
+    the data's range (``field_max``: each field's largest magnitude)."""
+    shapes = {f for s in active for f in _function_shapes(exprs[s], field_max, tol)}
+    return sorted(shapes, key=sympy.default_sort_key)
 
 
 def taylor_degree(expr: sympy.Expr, order: int = 3) -> int:

@@ -11,9 +11,9 @@ import numpy as np
 import sympy
 import torch
 
-from ..._errors import SymweakError
+from ..._errors import IRError, SymweakError
 from ...compile import compile_expressions
-from ...symnet import library_from_network
+from ...symnet import function_shapes, library_from_network
 from .._library import (
     conserves,
     distinct_functions,
@@ -89,6 +89,11 @@ class Candidates:
     jets: list = field(default_factory=list)
     #: (library, libraries, ties) before the product terms
     base: tuple = ()
+    #: terms for the verdicts only, after the library's own (:func:`verdict_terms`); per
+    #: equation, their columns; the library's own terms are the first ``n_fit``
+    verdict_terms: list = field(default_factory=list)
+    verdict_cols: list = field(default_factory=list)
+    n_fit: int = 0
 
     def jet_values(self, state, grid_axes, members: bool = True) -> torch.Tensor | None:
         """Û's derivatives that product terms take, on the grid (*grid, jets), float64
@@ -99,9 +104,12 @@ class Candidates:
         J = state.mean_jets(grid_axes, [a for _, a in self.jets], members).double()
         return torch.stack([J[..., j, f] for j, (f, _) in enumerate(self.jets)], dim=-1)
 
-    def system(self, state, grid_axes, assemblers, chunk: int | None = None, members=True):
+    def system(
+        self, state, grid_axes, assemblers, chunk: int | None = None, members=True, verdicts=False
+    ):
         """(Û on the grid, [weak columns G of the library], [left-hand sides b], Û's
-        derivatives for product terms or None) in float64,
+        derivatives for product terms or None) in float64 (the verdicts' own terms as
+        columns after the library's with ``verdicts``),
         one G and b per assembler (test-function set) on that grid: Û and the library's
         values are computed once for all of them. ``chunk``: evaluate and integrate that many
         library columns at a time (bounded memory on the data's own 2-D-space grid).
@@ -112,12 +120,14 @@ class Candidates:
         J = self.jet_values(state, grid_axes, members)
         inputs = [*U64.unbind(-1), *(J.unbind(-1) if J is not None else ())]
         vals = torch.movedim(self.functions(*inputs), -1, 0)  # (nF, *grid)
-        step = chunk or len(self.library)
+        width = len(self.library) if verdicts else self.n_fit
+        step = chunk or width
         parts: list[list[torch.Tensor]] = [[] for _ in assemblers]
-        for i in range(0, len(self.library), step):
-            sel = vals[self.lib_index[i : i + step]]
+        for i in range(0, width, step):
+            end = min(i + step, width)
+            sel = vals[self.lib_index[i:end]]
             for part, assembler in zip(parts, assemblers):
-                part.append(assembler.integrate(sel, self.lib_alphas[i : i + step]))
+                part.append(assembler.integrate(sel, self.lib_alphas[i:end]))
         lhs = torch.stack([U64[..., i] for i in state.field_index])
         Gs = [torch.cat(part, dim=1) for part in parts]
         bs = [assembler.integrate(lhs, state.lhs_alphas) for assembler in assemblers]
@@ -149,15 +159,17 @@ def _active(state) -> tuple[list, dict, dict, dict]:
 def run(state) -> Candidates:
     """The candidates from the pruned network, with the product terms of the constraints'
     ``inputs:``."""
-    library, libraries, ties = _network_library(state)
-    return with_products(state, library, libraries, ties, _products(state, library))
+    library, libraries, ties, verdicts = _network_library(state)
+    products = _products(state, library)
+    return with_products(state, library, libraries, ties, products, verdicts)
 
 
 def widened(state, cands: Candidates, inputs, degree) -> Candidates:
     """``cands`` (before any product term) with the product terms of ``inputs`` up to
     ``degree`` (:mod:`._widen`)."""
     library, libraries, ties = cands.base
-    return with_products(state, library, libraries, ties, _products(state, library, inputs, degree))
+    products = _products(state, library, inputs, degree)
+    return with_products(state, library, libraries, ties, products, cands.verdict_terms)
 
 
 def shape_tolerance(noise: float) -> float:
@@ -166,18 +178,44 @@ def shape_tolerance(noise: float) -> float:
     return min(SHAPE_TOL, max(SHAPE_TOL_MIN, noise))
 
 
-def _network_library(state) -> tuple[list, dict, list]:
+def verdict_terms(exprs, active, amax, shape_tol: float, library: list, problem) -> list:
+    """D^α f(field) for every function f the network applies to a field that differs from
+    its cubic Taylor polynomial over the data by more than SHAPE_TOL_MIN but not by
+    ``shape_tol`` (so the selection is offered only the polynomial), with every multi-index
+    of the library: the verdicts judge them, so that a function the noise hides from the
+    selection (d_x(eᵘ) beside u_x + d_x(u²)/2 where |u| <= 1: 1.9 % apart) comes back as an
+    uncertain alternative rather than as nothing."""
+    from ...ir import Term
+
+    offered = set(function_shapes(exprs, active, amax, shape_tol))
+    shapes = [f for f in function_shapes(exprs, active, amax, SHAPE_TOL_MIN) if f not in offered]
+    alphas = sorted({t.alpha for t in library}, key=lambda a: (sum(n for _, n in a), str(a)))
+    terms: list = []
+    for shape in shapes:
+        for alpha in alphas:
+            try:
+                term = Term(shape, alpha).canonical()[1]
+            except IRError:
+                continue
+            if term not in terms and term not in library:
+                terms.append(term)
+    forbid = set(problem.constraints.forbid) if problem.constraints is not None else set()
+    return [t for t in terms if t not in set(problem.lhs) and t not in forbid]
+
+
+def _network_library(state) -> tuple[list, dict, list, list]:
     """The pruned network's terms after the constraints and rules: (library, per-equation
-    libraries, ties)."""
+    libraries, ties, the verdicts' own terms)."""
     problem, history = state.problem, state.history
     exprs, active, rms, amax = _active(state)
+    shape_tol = shape_tolerance(noise_ratio(history, problem))
     library = library_from_network(
         exprs,
         active,
         rms,
         max_degree=MAX_DEGREE,
         field_max=amax,
-        shape_tol=shape_tolerance(noise_ratio(history, problem)),
+        shape_tol=shape_tol,
     )
     if state.config.library.include_constant:
         library = _with_constant(library)
@@ -192,16 +230,27 @@ def _network_library(state) -> tuple[list, dict, list]:
             "The symbolic network produced no candidate term (every output was pruned). Try "
             "more search epochs (search_epochs) or a different operator set."
         )
-    return library, libraries, ties
+    verdicts = verdict_terms(exprs, active, amax, shape_tol, library, problem)
+    if verdicts:
+        log.info(
+            "symweak: judged beside their polynomial stand-ins, not selected (the noise hides "
+            "the difference): %s",
+            ", ".join(t.short() for t in verdicts),
+        )
+    return library, libraries, ties, verdicts
 
 
-def with_products(state, library, libraries, ties, products) -> Candidates:
-    """The candidates: ``library`` and ``products`` compiled, and each equation's columns
-    (every product term joins every equation's library)."""
+def with_products(state, library, libraries, ties, products, verdicts=()) -> Candidates:
+    """The candidates: ``library``, ``products`` and the verdicts' own terms ``verdicts``
+    compiled, and each equation's columns (every product term joins every equation's
+    library; the verdicts' terms are columns of no equation's fit)."""
     problem = state.problem
     base = (library, dict(libraries), ties)
     libraries = dict(libraries)
     library = library + products
+    n_fit = len(library)
+    verdicts = [t for t in verdicts if t not in library]
+    library = library + verdicts
     funcs, index = distinct_functions(library)
     jets = sorted({d for F in funcs for d in F.atoms(sympy.Derivative)}, key=sympy.default_sort_key)
     functions = compile_expressions(funcs, [*problem.fields, *jets], trainable=False).to(
@@ -232,7 +281,17 @@ def with_products(state, library, libraries, ties, products) -> Candidates:
         ties=ties,
         readable_cols=readable_cols,
         cols=[[position[t] for t in libraries[lhs]] for lhs in problem.lhs],
+        n_fit=n_fit,
+        verdict_terms=verdicts,
+        verdict_cols=[_verdict_cols(problem, lhs, verdicts, position) for lhs in problem.lhs],
         functions=functions,
         lib_index=[index[t.F] for t in library],
         lib_alphas=[t.orders(names) for t in library],
     )
+
+
+def _verdict_cols(problem, lhs, verdicts, position) -> list:
+    """The columns of the verdicts' own terms that ``lhs``'s equation may hold (flux terms
+    only for a conserved field; the constraints' filters)."""
+    own = [t for t in verdicts if not conserves(lhs, problem.constraints) or is_flux_term(t, lhs)]
+    return [position[t] for t in kept_by_filters(problem, lhs, own)]

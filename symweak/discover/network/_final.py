@@ -40,6 +40,7 @@ from .._settings import (
     FINAL_TEST_RATIO,
 )
 from ._correction import residual_correction
+from ._functions import adopt_functions
 from ._records import fit_records
 from ._selection import open_terms, prefer_readable, select
 
@@ -57,7 +58,7 @@ def _n_final(state, cands) -> int:
     gain time and keep their equation)."""
     widest = max(len(c) for c in cands.cols)
     points = math.prod(len(a) for a in state.quad.full_axes.values())
-    affordable = FINAL_TEST_BUDGET / (points * len(cands.library))
+    affordable = FINAL_TEST_BUDGET / (points * cands.n_fit)
     n_tests = state.config.tests.n_tests
     return max(n_tests, min(math.ceil(FINAL_TEST_RATIO * widest), int(affordable)))
 
@@ -92,7 +93,7 @@ def _systems(state, cands, scales, n_final):
         dtype = state.surrogate.lo.dtype
         grid = [torch.as_tensor(fine_np[n], dtype=dtype, device=state.device) for n in names]
         chunk = 8
-    Ug, Gs, bs, J = cands.system(state, grid, assemblers, chunk=chunk)
+    Ug, Gs, bs, J = cands.system(state, grid, assemblers, chunk=chunk, verdicts=True)
     corrections = residual_correction(
         state.problem.obs,
         Ug.double(),
@@ -149,6 +150,7 @@ def run(state, cands) -> list[Equation]:
     if cfg.reporting.uncertainty:
         overlap = tests[source.removesuffix("+data")].overlap
     results, _ = select(state, cands, *system, refit=made, readable=only_readable)
+    results, cands = adopt_functions(state, cands, system, results, only_readable)
     history.phases["final"] = FinalRecord(
         seconds=time.perf_counter() - start,
         tests=chosen,

@@ -3,6 +3,8 @@ kept term's price and the Pareto front of supports (:class:`~.._history.FitRecor
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..._seeds import child_seed
 from ...regress import (
     bootstrap_intervals,
@@ -22,12 +24,15 @@ from .._settings import (
 from .._verdicts import judge_equation, record_uncertainty, split_interval
 
 
-def _designs(state, cands, G, b, readable) -> dict:
-    """``{lhs: (terms, G, b)}`` of every equation on one final system (as :func:`select`)."""
+def _designs(state, cands, G, b, readable, verdicts: bool = False) -> dict:
+    """``{lhs: (terms, G, b)}`` of every equation on one final system (as :func:`select`;
+    with ``verdicts``, the verdicts' own terms as columns after the fit's)."""
     Gn, bn = G.cpu().numpy(), b.cpu().numpy()
     out = {}
     for e, lhs in enumerate(state.problem.lhs):
         cols = cands.cols[e] if readable is None else cands.readable_cols[e]
+        if verdicts and cands.verdict_cols:
+            cols = [*cols, *cands.verdict_cols[e]]
         out[lhs] = ([cands.library[j] for j in cols], Gn[:, cols], bn[:, e])
     return out
 
@@ -100,6 +105,7 @@ def fit_records(state, cands, system, others, results, readable, overlap=None) -
     if cfg.reporting.uncertainty and tied:
         tied_ci = _tied_uncertainty(state, cands, system, others, results, readable)
     designs = _designs(state, cands, *system, readable)
+    judged = _designs(state, cands, *system, readable, verdicts=True)
     tied_p = {}
     if tied:
         fits = {lhs: fit for lhs, (_, fit) in results.items()}
@@ -132,13 +138,16 @@ def fit_records(state, cands, system, others, results, readable, overlap=None) -
                 for point in front
             ]
         if cfg.reporting.uncertainty:
-            lib, G, b = designs[lhs]
+            lib, G, b = judged[lhs]
+            coef = np.asarray(fit.coef, dtype=float)
+            if len(coef) == len(designs[lhs][0]):  # the verdicts' own terms: not in the fit
+                coef = np.concatenate([coef, np.zeros(len(lib) - len(coef))])
             judge_equation(
                 lhs,
                 lib,
                 G,
                 b,
-                fit.coef,
+                coef,
                 record,
                 how=cfg.selection.complexity,
                 constraints=state.problem.constraints,
