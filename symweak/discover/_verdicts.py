@@ -40,12 +40,15 @@ def printed_terms(lhs, term) -> dict:
     return {t.short(): float(k) for t, k in Equation(lhs, {term: 1.0}).coefficients.items()}
 
 
-def judge_equation(lhs, lib, G, b, coef, record, *, how, constraints, seed: int, rhs=None) -> None:
+def judge_equation(
+    lhs, lib, G, b, coef, record, *, how, constraints, seed: int, rhs=None, apart=None
+) -> None:
     """Fill ``record.verdicts``, ``record.alternatives``, ``record.floors`` and
     ``record.excluded`` for one equation: ``lib`` its candidate terms, ``G``/``b`` its weak
     system (NumPy, columns as ``lib``), ``coef`` the fit's coefficients (0 outside the
     support), ``rhs`` the returned ``{term: coefficient}`` (shown for the alternative that
-    is the returned equation)."""
+    is the returned equation; ``apart``: columns never judged together, as
+    :func:`symweak.regress.judge` takes them)."""
     coef = np.asarray(coef, dtype=float)
     if len(coef) != len(lib) or not len(lib):
         return
@@ -56,6 +59,7 @@ def judge_equation(lhs, lib, G, b, coef, record, *, how, constraints, seed: int,
         complexity=term_complexity(lib, how),
         keep=kept_indices(lib, constraints),
         seed=seed,
+        apart=apart,
     )
     names = [printed_terms(lhs, t) for t in lib]
     chosen = tuple(int(j) for j in np.flatnonzero(coef))

@@ -19,7 +19,7 @@ rejected) needs no refit of the full system.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -175,6 +175,12 @@ def _neighbours(support: tuple, S: int, keep: set) -> set:
     return out
 
 
+def _allowed(support: tuple, apart) -> bool:
+    """Whether ``support`` holds no column together with one kept ``apart`` from it."""
+    have = set(support)
+    return not apart or not any(j in have and have & set(cols) for j, cols in apart.items())
+
+
 def _within(diffs: np.ndarray, reach: float) -> tuple[bool, float]:
     """Whether paired score differences (candidate − best) leave the candidate within reach,
     and the margin (reach·sd − mean; ≥ 0 when within)."""
@@ -194,10 +200,14 @@ def judge(
     resamples: int = RESAMPLES,
     reach: float = REACH,
     floors: bool = True,
+    apart: Mapping[int, Sequence[int]] | None = None,
 ) -> Judgement:
     """The alternatives to ``chosen`` (column indices) on ``G ξ = b``, a verdict per column
     that appears in any of them, and the detection floor of each column not determined
-    (``floors``: the uncertain ones; ``excluded``: every other)."""
+    (``floors``: the uncertain ones; ``excluded``: every other). ``apart``: ``{j: columns}``
+    never in one support with column j (a function judged only in place of its polynomial
+    stand-in, never beside it: −8.5 u + 8.2 sin u is u − 1.4 u³ in disguise); a support
+    holding part of j's stand-in also has j in its place as a neighbour."""
     G, b = _check(G, b)
     S = G.shape[1]
     weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
@@ -218,6 +228,15 @@ def judge(
         grown = set()
         for s in frontier:
             grown |= _neighbours(s, S, kept)
+        if apart:
+            # a function replaces its whole stand-in in one step
+            grown |= {
+                tuple(sorted((set(s) - set(cols)) | {j}))
+                for s in frontier
+                for j, cols in apart.items()
+                if j not in s and set(s) & set(cols)
+            }
+            grown = {s for s in grown if _allowed(s, apart)}
         for s in grown:
             score(s)
         best = min(scored, key=lambda s: scored[s].mean())
@@ -234,7 +253,7 @@ def judge(
             found.append((s, margin))
     found.sort(key=lambda p: (-p[1], len(p[0])))
     found = [(s, m, "fit") for s, m in found[:MAX_ALTERNATIVES]]
-    found += _stand_ins(halves, best, S, found, scored)
+    found += [f for f in _stand_ins(halves, best, S, found, scored) if _allowed(f[0], apart)]
     alternatives = [
         Alternative(s, _coef(G, b, s), halves.held_out(s), float(m), float(score(s).mean()), why)
         for s, m, why in found

@@ -16,9 +16,9 @@ import numpy as np
 
 from ..._seeds import child_seed
 from ...regress import Fit, judge, refit_support, term_complexity
-from .._library import kept_indices
+from .._library import EXPANSION_DEGREE, kept_indices, polynomial_alternatives
 
-__all__ = ["adopt_functions"]
+__all__ = ["adopt_functions", "apart"]
 
 log = logging.getLogger("symweak")
 
@@ -79,6 +79,7 @@ def _preferred(state, e, lib, G, b, coef, n_fit):
         keep=kept_indices(lib, state.problem.constraints),
         seed=child_seed(state.problem.seed, "verdicts") + e,
         floors=False,
+        apart=apart(lib, n_fit),
     )
     if not found.alternatives:
         return None
@@ -86,3 +87,12 @@ def _preferred(state, e, lib, G, b, coef, n_fit):
     if any(j >= n_fit and found.verdicts.get(j) == "determined" for j in best):
         return list(best)
     return None
+
+
+def apart(lib, n_fit: int) -> dict:
+    """``{j: its polynomial stand-in's columns}`` for each verdict-only function (column
+    ``n_fit`` or later): judged in place of its stand-in, never beside it — beside it, a
+    function fits any polynomial of its own expansion (Nagumo, u − u³ on |u| <= 1, at
+    σ 0.05: −8.5 u + 1.7 u² + 8.2 sin u + 0.12 u_xx, sin u "determined")."""
+    alts = polynomial_alternatives(lib, EXPANSION_DEGREE)
+    return {j: alts[j] for j in range(n_fit, len(lib)) if alts.get(j)}

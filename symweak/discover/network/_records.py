@@ -22,6 +22,7 @@ from .._settings import (
     BOOTSTRAP_RESAMPLES,
 )
 from .._verdicts import judge_equation, record_uncertainty, split_interval
+from ._functions import apart
 
 
 def _designs(state, cands, G, b, readable, verdicts: bool = False) -> dict:
@@ -153,6 +154,7 @@ def fit_records(state, cands, system, others, results, readable, overlap=None) -
                 constraints=state.problem.constraints,
                 seed=child_seed(state.problem.seed, "verdicts") + e,
                 rhs=results[lhs][0],
+                apart=apart(lib, len(designs[lhs][0])),
             )
         records.append(record)
     return records
