@@ -105,3 +105,21 @@ def test_exp_flux_comes_back_with_the_function_at_five_percent_noise():
     assert coefs["d_x(exp(u))"] == pytest.approx(0.4, rel=0.03)
     assert coefs["u_xx"] == pytest.approx(0.1, rel=0.05)
     assert res.verdicts == {"d_x(exp(u))": "determined", "u_xx": "determined"}
+
+
+def test_a_function_is_judged_in_place_of_its_stand_in_never_beside_it():
+    """Nagumo's u − u³ on |u| <= 1 beside a sin u column that is u − u³/6 plus a part h:
+    beside u, sin u writes any cubic (−8.5 u + 8.2 sin u); in place of u, u² and u³ it
+    cannot. ``apart`` leaves only the polynomial, all four terms determined."""
+    from symweak.regress import judge
+
+    rng = np.random.default_rng(0)
+    P, h = rng.standard_normal((300, 4)), rng.standard_normal(300)
+    G = np.column_stack([P, P[:, 0] - P[:, 2] / 6 + 0.02 * h])
+    b = -0.25 * P[:, 0] + 1.25 * P[:, 1] - P[:, 2] + 0.1 * P[:, 3] + 0.05 * h
+    b += 0.01 * rng.standard_normal(300)
+    loose = judge(G, b, [0, 1, 2, 3], seed=0)
+    assert any(4 in a.support and 0 in a.support for a in loose.alternatives)
+    found = judge(G, b, [0, 1, 2, 3], seed=0, apart={4: [0, 1, 2]})
+    assert found.verdicts == {0: "determined", 1: "determined", 2: "determined", 3: "determined"}
+    assert all(not (4 in a.support and {0, 1, 2} & set(a.support)) for a in found.alternatives)
