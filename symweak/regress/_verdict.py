@@ -175,6 +175,23 @@ def _neighbours(support: tuple, S: int, keep: set) -> set:
     return out
 
 
+def _grown(frontier: set, S: int, kept: set, apart) -> set:
+    """Every neighbour of the ``frontier``'s supports; with ``apart``, also each support with
+    a function in place of its whole stand-in, and none that holds both."""
+    grown = set()
+    for s in frontier:
+        grown |= _neighbours(s, S, kept)
+    if not apart:
+        return grown
+    grown |= {
+        tuple(sorted((set(s) - set(cols)) | {j}))
+        for s in frontier
+        for j, cols in apart.items()
+        if j not in s and set(s) & set(cols)
+    }
+    return {s for s in grown if _allowed(s, apart)}
+
+
 def _allowed(support: tuple, apart) -> bool:
     """Whether ``support`` holds no column together with one kept ``apart`` from it."""
     have = set(support)
@@ -225,18 +242,7 @@ def judge(
     score(chosen_key)
     within: set = {chosen_key}
     for _ in range(STEPS):
-        grown = set()
-        for s in frontier:
-            grown |= _neighbours(s, S, kept)
-        if apart:
-            # a function replaces its whole stand-in in one step
-            grown |= {
-                tuple(sorted((set(s) - set(cols)) | {j}))
-                for s in frontier
-                for j, cols in apart.items()
-                if j not in s and set(s) & set(cols)
-            }
-            grown = {s for s in grown if _allowed(s, apart)}
+        grown = _grown(frontier, S, kept, apart)
         for s in grown:
             score(s)
         best = min(scored, key=lambda s: scored[s].mean())
