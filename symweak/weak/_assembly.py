@@ -93,6 +93,9 @@ class WeakAssembler:
         for order in self.max_order.values():
             tests.bump.check_order(order)
         self._weights: list[dict[int, torch.Tensor]] = []
+        # stacked weights per (axis, orders): the training loops integrate the same
+        # multi-indices every step, and stacking them anew was a copy of K·n·N values each time
+        self._stacks: dict[tuple, torch.Tensor] = {}
         self._windows: list[tuple[np.ndarray, np.ndarray]] = []
         for i, (name, axis) in enumerate(axes.items()):
             axis = np.asarray(axis, dtype=np.float64)
@@ -132,6 +135,18 @@ class WeakAssembler:
     def weight(self, axis: int, order: int) -> torch.Tensor:
         """A_i^{(order)} of shape (K, N_i)."""
         return self._weights[axis][order]
+
+    def stacked(self, axis: int, orders: Sequence[int], dim: int = 1) -> torch.Tensor:
+        """The weights of ``orders`` along ``axis`` stacked at ``dim`` (1: (K, n, N_i), 2:
+        (K, N_i, n)), built once per (axis, orders, dim)."""
+        key = (axis, tuple(orders), dim)
+        W = self._stacks.get(key)
+        if W is None:
+            if len(self._stacks) >= 256:  # a bound for callers that vary the orders
+                self._stacks.clear()
+            W = torch.stack([self.weight(axis, o) for o in orders], dim=dim).contiguous()
+            self._stacks[key] = W
+        return W
 
     def _prepare(self, values, alphas):
         F = values if isinstance(values, torch.Tensor) else torch.as_tensor(values)
@@ -205,6 +220,12 @@ class WeakAssembler:
             groups.setdefault(al[0], []).append(i)
         for order0, idx in groups.items():
             T0 = torch.tensordot(self.weight(0, order0), F, dims=([1], [1]))  # (K, S, N1, ...)
+            if len(self.shape) == 2:  # one batched product for every multi-index of the group
+                W = self.stacked(1, [alphas[i][1] for i in idx], dim=2)  # (K, N1, n)
+                T = torch.bmm(T0, W)  # (K, S, n)
+                for j, i in enumerate(idx):
+                    out[i] = T[:, :, j] * (-1.0) ** sum(alphas[i])
+                continue
             for i in idx:
                 T = T0
                 for axis in range(1, len(self.shape)):
@@ -250,7 +271,7 @@ class WeakAssembler:
             M = F[idx].movedim(1, 0).reshape(F.shape[1], -1)
             A0 = self.weight(0, order0)
             W = [
-                torch.stack([self.weight(axis, alphas[s][axis]) for s in idx], dim=1)
+                self.stacked(axis, [alphas[s][axis] for s in idx])
                 for axis in range(1, len(self.shape))
             ]  # per further axis (K, n, N_axis)
             for k0 in range(0, K, step):
@@ -267,9 +288,14 @@ class WeakAssembler:
                     T = torch.mm(A, M[lo:hi], out=out).view(k * n, *tail)  # (k·n, N1, N2, …)
                 else:
                     T = (A @ M[lo:hi]).reshape(k * n, *tail)
-                for w in W:
+                for axis, w in enumerate(W, start=2):
                     w = w[rows].reshape(k * n, 1, -1)  # (k·n, 1, N_axis)
-                    T = torch.bmm(w, T.reshape(k * n, w.shape[2], -1)).reshape(k * n, -1)
+                    if axis == len(self.shape):
+                        # the last axis: a row-wise dot product; as k·n (1 × N)·(N × 1)
+                        # products its backward was k·n tiny outer products
+                        T = (T.reshape(k * n, -1) * w[:, 0]).sum(dim=1)
+                    else:
+                        T = torch.bmm(w, T.reshape(k * n, w.shape[2], -1)).reshape(k * n, -1)
                 if blocked:
                     G[rows[:, None], cols[None, :]] = T.reshape(k, n)
                 else:
