@@ -24,11 +24,26 @@ from ._sparse import (
 __all__ = [
     "backward_path",
     "best_within",
+    "compress",
     "family_swaps",
     "forward_path",
     "mstls",
     "swap_refine",
 ]
+
+
+def compress(G, b) -> tuple[np.ndarray, np.ndarray]:
+    """(G', b') with S + 1 rows for G of K > S + 1 rows and S columns: the R factor of
+    [G b] = QR, split. Every quantity the sparse fits use (column norms, least-squares
+    solutions on any support, residual norms ‖Gξ - b‖, ‖b‖) depends only on GᵀG, Gᵀb and
+    bᵀb, which the orthogonal Q leaves as they are; the thousands of small solves of
+    :func:`mstls` then run on (S + 1) × S matrices instead of K × S."""
+    G, b = _check(G, b)
+    K, S = G.shape
+    if K <= 2 * (S + 1):
+        return G, b
+    R = np.linalg.qr(np.column_stack([G, b]), mode="r")
+    return np.ascontiguousarray(R[:, :S]), np.ascontiguousarray(R[:, S])
 
 
 def backward_path(G, b, keep=()) -> list[tuple[int, ...]]:
@@ -189,7 +204,7 @@ def best_within(G, b, weights, budget: float, keep=()) -> tuple[tuple[int, ...],
     ``weights`` are at most ``budget``: the supports of the greedy forward and backward
     paths and their swap-refined supports of each size (as :func:`mstls` sees them), each
     refitted by least squares. ``((), 1.0)`` when no support fits the budget."""
-    G, b = _check(G, b)
+    G, b = compress(G, b)
     weights = np.asarray(weights, dtype=float)
     scales = _scales(G)
     supports, _ = _path_supports(G, b, keep)
@@ -272,6 +287,8 @@ def mstls(
     replaced by another throughout (:func:`family_swaps`) to the candidates.
     """
     G, b = _check(G, b)
+    rows = G.shape[0]
+    G, b = compress(G, b)
     if thresholds is None:
         thresholds = np.logspace(-4, 0, 60)
     thresholds = np.asarray(thresholds, dtype=float)
@@ -287,7 +304,7 @@ def mstls(
     if not (np.isfinite(penalty) and penalty > 0):
         raise SymweakError(f"penalty must be a positive number, got {penalty!r}.")
     candidates = _candidates(G, b, thresholds, keep, backward, families)
-    best, path = _choose(G, b, candidates, criterion, full, weights, penalty)
+    best, path = _choose(G, b, candidates, criterion, full, weights, penalty, rows)
     if best is None:
         best = stlsq(G, b, float(thresholds[0]), keep=keep)
     best.method = f"mstls[{criterion}]"
@@ -313,10 +330,10 @@ def _candidates(G, b, thresholds, keep, backward, families) -> list[tuple[float,
     return candidates
 
 
-def _choose(G, b, candidates, criterion, full, weights, penalty) -> tuple[Fit | None, list]:
+def _choose(G, b, candidates, criterion, full, weights, penalty, rows) -> tuple[Fit | None, list]:
     """The candidate the criterion scores best (None: none with a term), and the path of
-    every candidate's score."""
-    K, S = G.shape
+    every candidate's score; ``rows``: the test functions (K of the information criterion)."""
+    K, S = rows, G.shape[1]
     ref = np.linalg.norm(G @ full) or 1.0
     nb = np.linalg.norm(b) or 1.0
     log_score = log_scorer(G, b, full, weights, penalty)
