@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import SymweakError
+from .._memory import keep_freed_memory
 from ..grammar import Constraints, OperatorSet
 from ..ir import System, Term
 from ._config import Config, network_options
@@ -159,6 +160,7 @@ def discover(
     if not isinstance(progress, (bool, np.bool_)):
         raise SymweakError(f"progress must be True or False, got {progress!r}.")
     problem = Problem.build(data, ops, lhs, seed, constraints, rules)
+    keep_freed_memory()  # before the first training step: see symweak._memory
     if method not in METHODS:
         raise SymweakError(f"method must be 'auto', 'grid' or 'network', got {method!r}.")
     if method == "auto":
