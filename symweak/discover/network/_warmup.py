@@ -127,9 +127,10 @@ def _candidate(obs, cfg, count: int, seed: int) -> Surrogate:
 #: as point columns, 2 CPU threads; 2.3-2.5 before stability selection and readable terms)
 LATER_EPOCH_COST = 3.0
 #: the final fit (several test scales, stability selection), the candidate library and the
-#: set-up cost about this many warm-up epochs: 1 400 on the same run (12.8 s of 41 s); the
-#: estimate without it said 17 s for a 38 s run
-FINAL_COST = 1500
+#: set-up cost about this many warm-up epochs: 790 on the same run (4.1 s of 18.2 s, 5.2 ms
+#: a warm-up epoch; 1 400 before the sparse fits ran on the R factor); the estimate without
+#: it said 17 s for a 38 s run
+FINAL_COST = 800
 #: the estimate is made after this many warm-up epochs (the first is not counted)
 ESTIMATE_AFTER = 20
 
