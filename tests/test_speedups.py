@@ -94,3 +94,19 @@ def test_keep_freed_memory_on_glibc(setting, expected):
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == [expected, expected]
+
+
+@pytest.mark.parametrize("step", [None, 5])
+def test_three_dimensional_assembly_in_blocks_and_outer(step):
+    axes = {"t": np.linspace(0, 1, 21), "x": np.linspace(0, 1, 23), "y": np.linspace(0, 1, 19)}
+    tests = TestFunctionSet.random({n: (0, 1) for n in axes}, n=12, seed=0)
+    asm = WeakAssembler(axes, tests, {"t": 1, "x": 2, "y": 2})
+    F = torch.as_tensor(np.random.default_rng(0).normal(size=(3, 21, 23, 19)))
+    alphas = [(0, 1, 0), (1, 0, 2), (0, 2, 1)]
+    G = asm._dense(F, alphas, step=step)  # without the signs
+    outer = asm.integrate_outer(F, alphas)
+    for s, al in enumerate(alphas):
+        W = [asm.weight(i, a) for i, a in enumerate(al)]
+        ref = np.einsum("kt,kx,ky,txy->k", *W, F[s])
+        np.testing.assert_allclose(G[:, s], ref, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(outer[:, s, s], ref * (-1) ** sum(al), rtol=1e-10, atol=1e-12)
