@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import logging
 import os
 import sys
@@ -32,25 +33,20 @@ _M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD = 32 * 1024 * 1024
 TRIM_THRESHOLD = 512 * 1024 * 1024
 
-_done: list[bool] = []
 
-
+@functools.cache
 def keep_freed_memory() -> bool:
     """Set glibc's thresholds once per process; True when they were set (now or before)."""
-    if _done:
-        return _done[0]
-    ok = False
-    if sys.platform.startswith("linux") and os.environ.get("SYMWEAK_MALLOC", "") != "default":
-        try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-            mallopt = libc.mallopt
-        except (OSError, AttributeError):  # not glibc (musl has no mallopt)
-            mallopt = None
-        if mallopt is not None:
-            mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-            ok = bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
-                mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
-            )
-            log.debug("symweak: glibc mallopt thresholds set: %s", ok)
-    _done.append(ok)
+    if not sys.platform.startswith("linux") or os.environ.get("SYMWEAK_MALLOC", "") == "default":
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
+        return False
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    ok = bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
+        mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+    )
+    log.debug("symweak: glibc mallopt thresholds set: %s", ok)
     return ok

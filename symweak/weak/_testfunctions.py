@@ -19,10 +19,6 @@ from .._errors import SymweakError
 __all__ = ["TEST_FUNCTIONS", "Bump", "ExpBump", "PolyBump", "make_bump"]
 
 
-#: spectrum cutoffs computed in this process, by (bump, τ)
-_CUTOFFS: dict[tuple, float] = {}
-
-
 class Bump(ABC):
     """A bump φ on [-1, 1]. Subclasses implement :meth:`_derivative` (inside the support)."""
 
@@ -66,23 +62,23 @@ class Bump(ABC):
     def spectrum_cutoff(self, tau: float = 1e-3) -> float:
         """Smallest κ with |φ̂(κ')| <= τ |φ̂(0)| for all κ' >= κ (φ on the unit support);
         computed once per bump and τ in a process."""
-        key = (self, float(tau))
-        if key not in _CUTOFFS:
-            _CUTOFFS[key] = self._spectrum_cutoff(float(tau))
-        return _CUTOFFS[key]
+        return _spectrum_cutoff(self, float(tau))
 
-    def _spectrum_cutoff(self, tau: float) -> float:
-        s = np.linspace(-1.0, 1.0, 4097)
-        phi = self.derivative(s)
-        kappa = np.linspace(0.0, 200.0, 4001)
-        ft = np.empty(kappa.size)
-        # 128 frequencies at a time: the whole (4001, 4097) table was 130 MB of fresh pages
-        for lo in range(0, kappa.size, 128):
-            k = kappa[lo : lo + 128, None]
-            ft[lo : lo + 128] = np.trapezoid(phi[None, :] * np.cos(k * s[None, :]), s, axis=1)
-        ft = np.abs(ft) / abs(ft[0])
-        above = np.flatnonzero(ft > tau)
-        return float(kappa[min(above[-1] + 1, kappa.size - 1)]) if above.size else 0.0
+
+@cache
+def _spectrum_cutoff(bump: Bump, tau: float) -> float:
+    """:meth:`Bump.spectrum_cutoff`, once per (equal) bump and τ."""
+    s = np.linspace(-1.0, 1.0, 4097)
+    phi = bump.derivative(s)
+    kappa = np.linspace(0.0, 200.0, 4001)
+    ft = np.empty(kappa.size)
+    # 128 frequencies at a time: the whole (4001, 4097) table was 130 MB of fresh pages
+    for lo in range(0, kappa.size, 128):
+        k = kappa[lo : lo + 128, None]
+        ft[lo : lo + 128] = np.trapezoid(phi[None, :] * np.cos(k * s[None, :]), s, axis=1)
+    ft = np.abs(ft) / abs(ft[0])
+    above = np.flatnonzero(ft > tau)
+    return float(kappa[min(above[-1] + 1, kappa.size - 1)]) if above.size else 0.0
 
 
 class PolyBump(Bump):
