@@ -1,5 +1,6 @@
-"""discover(..., surrogates=K): the final fit integrates the mean of K surrogates, each
-trained through phases 1-4 with its own child seed."""
+"""discover(..., surrogates=K): the final fit integrates the mean of K surrogates; the
+run's own is trained through phases 1-4, each other one by the warm-up and the tuning phase
+on the run's candidate library, from its own child seed."""
 
 import pytest
 import torch
@@ -93,6 +94,48 @@ def test_network_run_on_the_mean_of_two_surrogates(tmp_path):
     assert child_seed(0, "surrogates") > 0
 
 
+def test_members_are_warmed_up_and_tuned_on_the_run_s_candidates(monkeypatch):
+    import importlib
+
+    from symweak.bench import generate
+
+    network = importlib.import_module("symweak.discover.network")
+    calls = {"warmup": [], "search": 0, "prune": 0, "tune": []}
+    real = {n: getattr(network, f"_{n}").run for n in ("warmup", "search", "prune", "tune")}
+
+    def warmup(problem, *args, **kw):
+        calls["warmup"].append(problem.seed)
+        return real["warmup"](problem, *args, **kw)
+
+    def counted(name):
+        def run(*args, **kw):
+            calls[name] += 1
+            return real[name](*args, **kw)
+
+        return run
+
+    def tune(state, cands, progress):
+        calls["tune"].append((state.problem.seed, cands))
+        return real["tune"](state, cands, progress)
+
+    monkeypatch.setattr(network._warmup, "run", warmup)
+    monkeypatch.setattr(network._search, "run", counted("search"))
+    monkeypatch.setattr(network._prune, "run", counted("prune"))
+    monkeypatch.setattr(network._tune, "run", tune)
+    obs = generate("burgers", cache=False, nt=31, nx=64).sample(0.3, seed=0)
+    fast = dict(kernels=64, warmup_epochs=60, search_epochs=20, prune_epochs=20, tune_epochs=10)
+    res = symweak.discover(
+        obs, ops="+,-,*", lhs="u_t", seed=3, progress=False, surrogates=3, **fast
+    )
+    assert res.history.surrogates == 3
+    base = child_seed(3, "surrogates")
+    assert calls["warmup"] == [3, base + 7919, base + 2 * 7919]
+    assert (calls["search"], calls["prune"]) == (1, 1)  # the run's own only
+    assert [seed for seed, _ in calls["tune"]] == calls["warmup"]
+    # every member tunes on the very candidate library the run extracted
+    assert all(cands is calls["tune"][0][1] for _, cands in calls["tune"])
+
+
 def test_auto_uses_three_surrogates_from_the_noise_threshold():
     from types import SimpleNamespace
 
@@ -129,3 +172,45 @@ def test_auto_estimates_the_noise_when_the_warm_up_made_no_estimate():
         )
         problem = SimpleNamespace(obs=obs, seed=0)
         assert how_many_surrogates(auto, empty, problem) == count
+
+
+@pytest.mark.parametrize(
+    "options, noise, count",
+    [
+        ({}, {"u": 0.9}, 1),
+        ({"surrogates": 4}, {}, 4),
+        ({"surrogates": "auto"}, {"u": 0.62, "v": 0.1}, 3),
+        ({"surrogates": "auto"}, {"u": 0.3, "v": float("nan")}, 1),
+        ({"surrogates": "auto"}, {}, 1),  # no estimate yet: settled after the warm-up
+        ({"surrogates": 3, "combine": "vote"}, {}, 1),  # each vote member announces its own
+    ],
+)
+def test_expected_surrogates_before_the_warm_up(options, noise, count):
+    from symweak.discover.network._warmup import expected_surrogates
+
+    cfg = Config.preset("network", **options).surrogate
+    assert expected_surrogates(cfg, noise) == count
+
+
+@pytest.mark.parametrize(
+    "count, line",
+    [
+        (1, "network method: …: about 20 s on this machine"),
+        # each more surrogate: a warm-up (800 epochs) and tuning (200 × 3): 7 s at 5 ms
+        (3, "network method: …: about 34 s on this machine (3 surrogates)"),
+    ],
+)
+def test_the_start_of_run_estimate_counts_the_more_surrogates(monkeypatch, count, line):
+    from types import SimpleNamespace
+
+    from symweak.discover.network import _warmup
+
+    said = []
+    clock = iter([0.0, _warmup.ESTIMATE_AFTER * 0.005])  # 5 ms a warm-up epoch
+    monkeypatch.setattr(_warmup, "announce", lambda text, progress: said.append(text))
+    monkeypatch.setattr(_warmup, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
+    config = Config.preset("network")  # 800 warm-up, 300 + 300 + 200 later epochs
+    callback = _warmup._estimator("network method: …", config, 1, False, count)
+    for epoch in range(_warmup.ESTIMATE_AFTER + 1):
+        callback(epoch, None)
+    assert said == [line]

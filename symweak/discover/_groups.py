@@ -192,8 +192,9 @@ class SurrogateConfig:
     surrogates: int | str = _entry(
         1,
         NETWORK,
-        "train this many surrogates with child seeds, combined as `combine` says (K times "
-        "the time); 'auto': 3 where the estimated noise / std is at least 0.5",
+        "train this many surrogates with child seeds, combined as `combine` says ('mean': "
+        "each more one a warm-up and a tuning phase, about half a run; 'vote': K whole runs); "
+        "'auto': 3 where the estimated noise / std is at least 0.5",
     )
 
     combine: str = _entry(

@@ -16,11 +16,13 @@ from ...surrogate import Surrogate, estimate_noise, plain_mlp_like, split_points
 from .._config import PAPER_KERNELS
 from .._history import WarmupRecord
 from .._settings import (
+    AUTO_SURROGATES,
     COMPARE_POINTS,
     KERNEL_CHOICES,
     LR_SURROGATE,
     NOISE_THRESHOLD,
     POINTS_PER_KERNEL,
+    SURROGATES_NOISE,
     WARMUP_PATIENCE,
 )
 
@@ -162,11 +164,25 @@ def _what(obs, counts, noise, device) -> str:
     return f"network method: {points} {where}, {gauss}, on {device}"
 
 
-def _estimator(text: str, config, n_warmups: int, progress: bool):
+def expected_surrogates(cfg, noise: dict) -> int:
+    """How many surrogates the final fit will average (``combine="mean"``), as far as it is
+    known before the warm-up: ``cfg.surrogates``, or for ``"auto"`` what the noise estimate
+    says (1 when there is none yet; the count is settled after the warm-up)."""
+    if cfg.combine != "mean":
+        return 1
+    if cfg.surrogates != "auto":
+        return int(cfg.surrogates)
+    worst = max((float(v) for v in noise.values() if v == v), default=0.0)
+    return AUTO_SURROGATES if worst >= SURROGATES_NOISE else 1
+
+
+def _estimator(text: str, config, n_warmups: int, progress: bool, surrogates: int = 1):
     """A ``Surrogate.fit`` callback that announces ``text`` with the expected run time once
-    ``ESTIMATE_AFTER`` warm-up epochs have been timed."""
+    ``ESTIMATE_AFTER`` warm-up epochs have been timed: the run's own phases, the final fit
+    and ``surrogates − 1`` more surrogates (a warm-up and a tuning phase each)."""
     tr = config.training
     later = tr.search_epochs + tr.prune_epochs + tr.tune_epochs
+    member = tr.warmup_epochs * n_warmups + LATER_EPOCH_COST * tr.tune_epochs
     marks: dict[int, float] = {}
 
     def callback(epoch: int, _loss) -> None:
@@ -174,8 +190,10 @@ def _estimator(text: str, config, n_warmups: int, progress: bool):
             marks[0] = time.perf_counter()
         elif epoch == ESTIMATE_AFTER:
             per = (time.perf_counter() - marks[0]) / ESTIMATE_AFTER
-            total = per * (tr.warmup_epochs * n_warmups + LATER_EPOCH_COST * later + FINAL_COST)
-            announce(f"{text}: about {_seconds(total)} on this machine", progress)
+            own = tr.warmup_epochs * n_warmups + LATER_EPOCH_COST * later + FINAL_COST
+            total = per * (own + (surrogates - 1) * member)
+            more = f" ({surrogates} surrogates)" if surrogates > 1 else ""
+            announce(f"{text}: about {_seconds(total)} on this machine{more}", progress)
 
     return callback
 
@@ -186,8 +204,10 @@ def _seconds(s: float) -> str:
     return f"{s / 60:.0f} min" if s < 5400 else f"{s / 3600:.1f} h"
 
 
-def run(problem, config, device, history, progress: bool) -> WarmedUp:
-    """Warm up one surrogate per kernel count and keep one (see :func:`choose_kernels`)."""
+def run(problem, config, device, history, progress: bool, member: bool = False) -> WarmedUp:
+    """Warm up one surrogate per kernel count and keep one (see :func:`choose_kernels`).
+    ``member``: one of the more surrogates of ``surrogates=K`` (its run was announced with
+    the run's own; nothing is announced here)."""
     obs, seed, cfg = problem.obs, problem.seed, config.surrogate
     max_points = config.data.max_points
     if max_points == "auto":
@@ -200,8 +220,11 @@ def run(problem, config, device, history, progress: bool) -> WarmedUp:
     counts, noise = _counts(obs, cfg, config.data.validation, seed)
     text = _what(obs, counts, noise, device)
     callback = None
-    if config.training.warmup_epochs > ESTIMATE_AFTER:
-        callback = _estimator(text, config, len(counts), progress)
+    if member:  # announced with the run's own warm-up, which counted it in its estimate
+        pass
+    elif config.training.warmup_epochs > ESTIMATE_AFTER:
+        count = expected_surrogates(cfg, noise)
+        callback = _estimator(text, config, len(counts), progress, count)
     else:
         announce(text, progress)
     for count in counts:
