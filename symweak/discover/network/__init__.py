@@ -17,12 +17,12 @@ from ..._seeds import child_seed, deterministic_torch
 from ..._trainer import announce, deferred_interrupts, profiler_range
 from ...surrogate import choose_device
 from .._history import History
-from .._settings import AUTO_SURROGATES, SURROGATES_NOISE
+from .._settings import AUTO_SURROGATES as AUTO_SURROGATES
 from . import _extract, _final, _prune, _search, _tune, _warmup, _widen
 from ._correction import residual_correction as residual_correction
 from ._state import NetworkState
 from ._warmup import choose_kernels as choose_kernels
-from ._warmup import noise_ratio
+from ._warmup import noise_ratio, surrogates_for
 
 __all__ = ["choose_kernels", "residual_correction", "run"]
 
@@ -92,7 +92,7 @@ def how_many_surrogates(cfg, history, problem) -> int:
     when the warm-up made none) is at least ``SURROGATES_NOISE``, else 1."""
     if cfg.surrogates != "auto":
         return int(cfg.surrogates)
-    return AUTO_SURROGATES if noise_ratio(history, problem) >= SURROGATES_NOISE else 1
+    return surrogates_for(cfg, noise_ratio(history, problem))
 
 
 def _run(problem, config, progress: bool):

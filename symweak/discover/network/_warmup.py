@@ -170,10 +170,15 @@ def expected_surrogates(cfg, noise: dict) -> int:
     says (1 when there is none yet; the count is settled after the warm-up)."""
     if cfg.combine != "mean":
         return 1
+    return surrogates_for(cfg, max((float(v) for v in noise.values() if v == v), default=0.0))
+
+
+def surrogates_for(cfg, ratio: float) -> int:
+    """``cfg.surrogates``, or for ``"auto"`` ``AUTO_SURROGATES`` where the noise / std
+    ``ratio`` is at least ``SURROGATES_NOISE``, else 1."""
     if cfg.surrogates != "auto":
         return int(cfg.surrogates)
-    worst = max((float(v) for v in noise.values() if v == v), default=0.0)
-    return AUTO_SURROGATES if worst >= SURROGATES_NOISE else 1
+    return AUTO_SURROGATES if ratio >= SURROGATES_NOISE else 1
 
 
 def _estimator(text: str, config, n_warmups: int, progress: bool, surrogates: int = 1):
