@@ -226,6 +226,7 @@ def _zoo_sweep(cases, args, seeds, options) -> tuple[list[dict], bool]:
                 "equation_display": display_equation(row["equation"]),
                 "honest": None if row["honest"] is None else [bool(row["honest"])],
                 "exact": None if row["exact"] is None else [bool(row["exact"])],
+                "verdicts": row["verdicts"],
             }
         )  # fmt: skip
     return rows, summary.interrupted

@@ -76,6 +76,14 @@ def test_bench_zoo_summary_and_bad_seeds(capsys):
     assert zoo_summary(rows).splitlines()[0] == (
         "tune half: TPR = 1 in 1 of 2 runs (50 %); verdicts honest in 2, exact in 1 of 2"
     )
+    # uncertain terms per equation: a run's counts, or read from stored verdicts
+    rows[0].update(uncertain=[0])
+    rows[1].update(verdicts={"u_t": {"u": "determined", "u^3": "uncertain"},
+                             "v_t": {"v": "uncertain", "w": "uncertain", "u": "determined"}})  # fmt: skip
+    assert zoo_summary(rows).splitlines()[0] == (
+        "tune half: TPR = 1 in 1 of 2 runs (50 %); verdicts honest in 2, exact in 1 of 2, "
+        "median 1 uncertain terms per equation"
+    )
     assert main(["bench", "zoo", "--seeds", "0,x"]) == 2
     assert "--seeds must be integers >= 0 separated by commas, got '0,x'" in capsys.readouterr().err
 

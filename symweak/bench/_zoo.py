@@ -411,9 +411,19 @@ def zoo_cases(half: str = "all") -> list[BenchmarkSystem]:
     return [s for s in ZOO.values() if half == "all" or s.settings["half"] == half]
 
 
+def _uncertain_counts(row) -> list[int]:
+    """Uncertain terms per equation of a row: its ``uncertain`` counts, or read from its
+    ``verdicts`` (``{lhs: {term: verdict}}``, as a results store keeps them)."""
+    if row.get("uncertain") is not None:
+        return [int(n) for n in row["uncertain"]]
+    verdicts = row.get("verdicts") or {}
+    return [sum(v == "uncertain" for v in per.values()) for per in verdicts.values()]
+
+
 def zoo_summary(rows) -> str:
     """The recovery rate (every equation with TPR = 1) per half and overall, and where the
-    rows carry verdicts (docs/verdicts.md) how many runs were honest and exact."""
+    rows carry verdicts (docs/verdicts.md) how many runs were honest and exact and the
+    median number of uncertain terms per equation."""
     lines = []
     groups = [(f"{h} half", [r for r in rows if r.get("half") == h]) for h in ("tune", "validate")]
     for name, mine in [*[g for g in groups if g[1]], ("all", list(rows))]:
@@ -426,5 +436,8 @@ def zoo_summary(rows) -> str:
             honest = sum(all(r["honest"]) for r in judged)
             exact = sum(all(r["exact"]) for r in judged)
             line += f"; verdicts honest in {honest}, exact in {exact} of {len(judged)}"
+            counts = [n for r in judged for n in _uncertain_counts(r)]
+            if counts:
+                line += f", median {np.median(counts):g} uncertain terms per equation"
         lines.append(line)
     return "\n".join(lines)
