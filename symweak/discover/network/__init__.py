@@ -36,40 +36,29 @@ def run(problem, config, progress: bool = True):
         return _run(problem, config, progress)
 
 
-def _train(problem, config, device, history, progress: bool):
-    """Phases 1-4 (warm-up, search, pruning with extraction, tuning): (state, candidates)."""
+def _train(problem, config, device, history, progress: bool, candidates=None):
+    """Phases 1-4 (warm-up, search, pruning with extraction, tuning): (state, candidates).
+    Given ``candidates`` (one of the more surrogates of ``surrogates=K``): the warm-up and
+    the tuning phase on those candidates, without a search or pruning of its own."""
     torch.manual_seed(problem.seed)
-    warm = _warmup.run(problem, config, device, history, progress)
+    member = candidates is not None
+    warm = _warmup.run(problem, config, device, history, progress, member=member)
     state = NetworkState(problem, config, device, warm, history)
-    _search.run(state, progress)
-    _prune.run(state, progress)
-    candidates = _extract.run(state)
+    if not member:
+        _search.run(state, progress)
+        _prune.run(state, progress)
+        candidates = _extract.run(state)
     _tune.run(state, candidates, progress)
     return state, candidates
 
 
-def _member(problem, config, device, progress: bool, candidates) -> NetworkState:
-    """One more surrogate for the mean: the warm-up from ``problem``'s seed, then the tuning
-    phase (the surrogate trained on ℒ_data + λ_w ℒ_weak, ξ by least squares every step) on
-    the run's own candidate library. No search or pruning: a member's own candidates were
-    never used, and on Burgers (10 % as point columns, σ 0.2, K = 3, seeds 0–2) the mean
-    came out as accurate as with members trained through every phase (E∞ 0.011, 0.029,
-    0.027 against 0.019, 0.012, 0.029) in 60 % of the time (18–27 s against 33–46 s)."""
-    torch.manual_seed(problem.seed)
-    history = History()
-    warm = _warmup.run(problem, config, device, history, progress, member=True)
-    member = NetworkState(problem, config, device, warm, history)
-    _tune.run(member, candidates, progress)
-    return member
-
-
 def _members(problem, config, device, progress: bool, state, count: int, candidates) -> list:
-    """``surrogates - 1`` more surrogates (:func:`_member`), each from its own child seed
-    (initialisation, Gaussians, held-out split, test functions, batches), restored to its
-    best held-out checkpoint. The final fit integrates the mean of all of them: their errors
-    differ where the data leave the field open, so the mean's is smaller (tanh damping from
-    10 % of the grid at σ = 0.2: RMS error 0.016 for the mean of four against 0.016–0.028
-    for each, see docs/network.md). It stops early when the run was interrupted."""
+    """``surrogates - 1`` more surrogates, each from its own child seed (initialisation,
+    Gaussians, held-out split, test functions, batches), warmed up and tuned on the run's
+    own ``candidates`` (their own candidates would never be used; search and pruning were
+    half a member's time), restored to its best held-out checkpoint. The final fit
+    integrates the mean of all of them: their errors differ where the data leave the field
+    open. It stops early when the run was interrupted."""
     members = []
     base = child_seed(problem.seed, "surrogates")
     for k in range(1, count):
@@ -77,7 +66,7 @@ def _members(problem, config, device, progress: bool, state, count: int, candida
             break
         announce(f"surrogate {k + 1} of {count}", progress)
         member_problem = dataclasses.replace(problem, seed=base + 7919 * k)
-        member = _member(member_problem, config, device, progress, candidates)
+        member, _ = _train(member_problem, config, device, History(), progress, candidates)
         if member.check is not None:
             member.best.restore()
         member.surrogate.eval()

@@ -225,12 +225,11 @@ def run(problem, config, device, history, progress: bool, member: bool = False) 
     counts, noise = _counts(obs, cfg, config.data.validation, seed)
     text = _what(obs, counts, noise, device)
     callback = None
-    if member:  # announced with the run's own warm-up, which counted it in its estimate
-        pass
-    elif config.training.warmup_epochs > ESTIMATE_AFTER:
+    # a member was announced with the run's own warm-up, which counted it in its estimate
+    if not member and config.training.warmup_epochs > ESTIMATE_AFTER:
         count = expected_surrogates(cfg, noise)
         callback = _estimator(text, config, len(counts), progress, count)
-    else:
+    elif not member:
         announce(text, progress)
     for count in counts:
         candidate = _candidate(obs, cfg, count, seed).to(device)
