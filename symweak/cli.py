@@ -282,6 +282,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         store=args.store,
         retry_failed=args.retry_failed,
+        threads=args.threads,
     )
     print(summary)
     return 130 if summary.interrupted else 0
@@ -389,6 +390,9 @@ def _file_parsers(sub) -> None:
     p.add_argument("target", nargs="+", help="SPEC.toml, or `report STORE`")
     p.add_argument("--workers", type=int, default=None, help="local workers (default: cores)")
     p.add_argument("--serial", action="store_true", help="run in this process, one at a time")
+    p.add_argument(
+        "--threads", type=int, default=None, help="torch threads per run (default: cores / workers)"
+    )
     p.add_argument("--scheduler", default=None, help="an existing Dask scheduler, tcp://HOST:PORT")
     p.add_argument("--store", default=None, help="results store (default: the spec's)")
     p.add_argument("--retry-failed", action="store_true", help="run failed runs again")

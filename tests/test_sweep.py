@@ -211,6 +211,40 @@ def test_a_run_whose_training_absorbed_ctrl_c_is_not_stored(tmp_path, monkeypatc
     assert real("burgers", 1.0, 0.01, 0)["interrupted"] is False
 
 
+def test_threads_are_each_runs_torch_threads_and_come_back(tmp_path, monkeypatch):
+    import torch
+
+    from symweak.sweep import _execute
+
+    seen = []
+
+    def fake(run):  # the run itself: what torch's thread count is while it runs
+        seen.append(torch.get_num_threads())
+        return {**_execute._identity(run), "status": "failed", "error": "fake", "finished": ""}
+
+    monkeypatch.setattr(_execute, "_execute", fake)
+    spec = {
+        "store": str(tmp_path / "s.sqlite"),
+        "runs": [{"systems": ["burgers"], "seeds": [0, 1]}],
+    }
+    before = torch.get_num_threads()
+    summary = sweep(spec, workers=0, progress=False, threads=1)
+    assert seen == [1, 1] and summary.failed == 2
+    assert torch.get_num_threads() == before  # the caller's count is left as it was
+
+
+@pytest.mark.parametrize(
+    "threads, message",
+    [(0, "threads must be a whole number >= 1, got 0."), (True, "got True."), (1.5, "got 1.5.")],
+)
+def test_bad_thread_counts_are_refused(tmp_path, threads, message):
+    spec = {"store": str(tmp_path / "s.sqlite"), "runs": [{"systems": ["burgers"]}]}
+    with pytest.raises(symweak.SymweakError) as info:
+        sweep(spec, workers=0, progress=False, threads=threads)
+    assert message in str(info.value)
+    assert not (tmp_path / "s.sqlite").exists() or len(Store(tmp_path / "s.sqlite")) == 0
+
+
 def test_two_dask_workers_run_full_grid_cases(tmp_path, capsys):
     pytest.importorskip("dask.distributed")
     spec = write(

@@ -2,7 +2,7 @@
 arrives, finished keys skipped.
 
 Dask distributed runs the runs: a ``LocalCluster`` of ``workers`` processes with one thread
-each (torch's own threads set to cores / workers inside each), or an existing cluster given
+each (torch's own threads: ``threads``, by default cores / workers), or an existing cluster given
 by its scheduler address. Only the process that drives the sweep writes to the store, one
 transaction per run, so an interrupted sweep leaves complete rows only; running it again
 executes what is missing. A run that raises is stored as failed with its error and the
@@ -91,11 +91,21 @@ def _discover_file(run: Run) -> dict[str, Any]:
 
 def execute(run: Run, threads: int | None = None) -> dict[str, Any]:
     """One run (in a worker): its store row, ``status`` "ok" or "failed" with the error, or
-    "interrupted" when a Ctrl-C reached the discovery's training (that row is not stored)."""
-    if threads:
-        import torch
+    "interrupted" when a Ctrl-C reached the discovery's training (that row is not stored).
+    ``threads``: torch's threads for the run (the process's own count comes back after)."""
+    if not threads:
+        return _execute(run)
+    import torch
 
-        torch.set_num_threads(threads)
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return _execute(run)
+    finally:
+        torch.set_num_threads(before)
+
+
+def _execute(run: Run) -> dict[str, Any]:
     row: dict[str, Any] = {**_identity(run), "versions": _versions()}
     start = time.perf_counter()
     try:
@@ -146,13 +156,15 @@ def sweep(
     store=None,
     retry_failed: bool = False,
     progress: bool = True,
+    threads: int | None = None,
 ) -> SweepSummary:
     """Run every run of ``spec`` (a TOML path, a dict or a :class:`Spec`) not yet stored.
 
     ``workers``: processes of a local Dask cluster (default: the machine's cores); 0 runs
     everything in this process, one after another. ``scheduler``: the address of an existing
     Dask scheduler (``tcp://host:8786``) instead of a local cluster. ``store`` overrides the
-    spec's store file.
+    spec's store file. ``threads``: torch threads per run (default: the machine's cores
+    shared among the local workers; in this process with ``workers=0``, torch's own).
     """
     if not isinstance(spec, Spec):
         spec = load_spec(spec, store=store)
@@ -162,6 +174,10 @@ def sweep(
         raise SymweakError(f"workers must be a whole number >= 0, got {workers!r}.")
     if workers is not None and workers < 0:
         raise SymweakError(f"workers must be a whole number >= 0, got {workers}.")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)):
+        raise SymweakError(f"threads must be a whole number >= 1, got {threads!r}.")
+    if threads is not None and threads < 1:
+        raise SymweakError(f"threads must be a whole number >= 1, got {threads}.")
     results = Store(spec.store)
     done = results.keys("ok") | (set() if retry_failed else results.keys("failed"))
     todo = [run for run in spec.runs if run.key not in done]
@@ -195,9 +211,9 @@ def sweep(
     try:
         if workers == 0 and scheduler is None:
             for run in todo:
-                record(execute(run))
+                record(execute(run, threads))
         else:
-            _on_dask(todo, workers, scheduler, record)
+            _on_dask(todo, workers, scheduler, record, threads)
     except KeyboardInterrupt:
         summary.interrupted = True
     finally:
@@ -211,7 +227,7 @@ def _bar(total: int, progress: bool):
     return tqdm(total=total, desc="sweep", unit="run", disable=not progress or None, mininterval=1)
 
 
-def _on_dask(todo: list[Run], workers: int | None, scheduler: str | None, record) -> None:
+def _on_dask(todo: list[Run], workers: int | None, scheduler: str | None, record, threads) -> None:
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -222,7 +238,7 @@ def _on_dask(todo: list[Run], workers: int | None, scheduler: str | None, record
     cluster = None
     if scheduler is None:
         n = workers or os.cpu_count() or 1
-        threads = max(1, (os.cpu_count() or 1) // n)
+        threads = threads or max(1, (os.cpu_count() or 1) // n)
         # BLAS pools are sized when NumPy loads: set before the worker process starts
         pools = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
         cluster = LocalCluster(
@@ -233,8 +249,6 @@ def _on_dask(todo: list[Run], workers: int | None, scheduler: str | None, record
             silence_logs=logging.ERROR,
             env={name: str(threads) for name in pools},
         )
-    else:
-        threads = None
     client = Client(cluster if cluster is not None else scheduler)
     futures = {}
     try:
