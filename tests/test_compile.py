@@ -111,6 +111,17 @@ def test_rows_group_expressions_of_one_form_and_match_the_per_expression_call():
     expected = torch.movedim(m(*X.unbind(0)), -1, 0)
     assert torch.equal(m.rows(X), expected)
     assert torch.equal(m.columns(torch.movedim(X, 0, -1)), torch.movedim(expected, 0, -1))
+    # every operand's rows come from one gather (one zero tensor in the backward pass, not
+    # one per operand), and the gradients are the per-expression call's
+    assert fn.__code__.co_names.count("index_select") == 1
+    weights = torch.randn(8, 5, 7, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    grads = []
+    for rows in (True, False):
+        Xg = X.clone().requires_grad_()
+        out = m.rows(Xg) if rows else torch.movedim(m(*Xg.unbind(0)), -1, 0)
+        (out * weights).sum().backward()
+        grads.append(Xg.grad)
+    assert torch.allclose(grads[0], grads[1], rtol=1e-14, atol=1e-14)
     with pytest.raises(SymweakError, match="Expected 8 input rows"):
         m.rows(X[:3])
 
