@@ -158,6 +158,9 @@ class History:
     #: "kept"}``, with ``"widened_residuals"`` and ``"used"`` where the final fit was made
     #: again with them (None when none were offered)
     widened: dict | None = None
+    #: U(1) phase symmetry tried for two fields (network path): ``{"rule", "residuals",
+    #: "symmetric_residuals", "equations", "kept"}`` (None when it was not tried)
+    symmetry: dict | None = None
     #: ``surrogates=K, combine="vote"``: the other runs, ``[{"seed", "equations"}]``
     ensemble: list = field(default_factory=list)
     rules: list = field(default_factory=list)
@@ -200,6 +203,7 @@ class History:
             library=list(data.get("library") or []),
             products=list(data.get("products") or []),
             widened=data.get("widened"),
+            symmetry=data.get("symmetry"),
             ensemble=list(data.get("ensemble") or []),
             rules=list(data.get("rules") or []),
             surrogate=build(SurrogateChoice, data.get("surrogate")),

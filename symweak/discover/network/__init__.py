@@ -18,7 +18,7 @@ from ..._trainer import announce, deferred_interrupts, profiler_range
 from ...surrogate import choose_device
 from .._history import History
 from .._settings import AUTO_SURROGATES as AUTO_SURROGATES
-from . import _extract, _final, _prune, _search, _tune, _warmup, _widen
+from . import _extract, _final, _prune, _search, _symmetry, _tune, _warmup, _widen
 from ._correction import residual_correction as residual_correction
 from ._state import NetworkState
 from ._warmup import choose_kernels as choose_kernels
@@ -95,6 +95,7 @@ def _run(problem, config, progress: bool):
     with deferred_interrupts("the final fit") as held, profiler_range("final"):
         equations = _final.run(state, candidates)
         equations = _widen.products_by_default(state, candidates, equations)
+        equations = _symmetry.phase_symmetry(state, candidates, equations)
     state.interrupted |= held["interrupted"]
     history.interrupted = state.interrupted
     state.surrogate.eval()

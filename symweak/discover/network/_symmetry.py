@@ -1,0 +1,98 @@
+"""Phase symmetry as a hypothesis the data decide: for two real fields (u, v) with an
+equation each and no rule stated, the final fit is made again with the candidates the U(1)
+rule ``u1(u, v) as equivariant`` leaves (u, v, |ψ|²u, |ψ|²v and their derivatives, the two
+equations tied as the parts of one complex equation for ψ = u + iv) and kept when it
+explains clearly more of the weak form on every test-function variant.
+
+Why: a system with that symmetry (the λ–ω system, the complex Ginzburg–Landau equation, NLS
+given as two real fields) has a reaction of four to six cubic terms per equation, which the
+selection's price for complexity turns down in favour of a one-term rotation (λ–ω at σ = 5 %:
+u_t = 0.76 v for 0.1 u_xx + u − u³ − u v² + 0.8 u² v + 0.8 v³, 14 % of the weak form
+unexplained). Tied, |ψ|²u is one candidate with one coefficient, and the same data return
+1.01 u − 1.01 |ψ|²u + 0.80 |ψ|²v. A system without the symmetry (Gray–Scott) explains less
+tied, and keeps its first fit. The log and ``res.history.symmetry`` say what was tried.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+from .._library import equation_libraries, problem_rules, union
+from .._settings import SYMMETRY_GAIN
+from . import _extract, _final
+
+log = logging.getLogger("symweak")
+
+__all__ = ["phase_symmetry", "symmetry_pair"]
+
+
+def symmetry_pair(problem) -> tuple[str, str] | None:
+    """The two fields whose phase symmetry is worth testing: exactly two fields, each with
+    its own first-order time derivative as a left-hand side, no rule stated and no complex
+    field split (those carry their own U(1) hypothesis); else None."""
+    names = [str(f.func) for f in problem.fields]
+    if len(names) != 2 or len(problem.lhs) != 2 or problem.split or problem_rules(problem):
+        return None
+    times = [c for c in problem.coords if str(c) == "t"]
+    if not times:
+        return None
+    own = []
+    for lhs in problem.lhs:
+        if dict(lhs.alpha) != {times[0]: 1} or lhs.F not in problem.fields:
+            return None
+        own.append(str(lhs.F.func))
+    return (names[0], names[1]) if sorted(own) == sorted(names) else None
+
+
+def phase_symmetry(state, cands, equations: list) -> list:
+    """``equations`` (the final fit from ``cands``), or the final fit made again under
+    ``u1(u, v) as equivariant`` where that leaves at most ``SYMMETRY_GAIN`` of the first fit's
+    unexplained weak form on every test-function variant (each compared with the same
+    variant). ``res.history.symmetry`` records the comparison whenever it was made."""
+    from ...rules import U1
+
+    history = state.history
+    pair = symmetry_pair(state.problem)
+    first = history.phases.get("final")
+    narrow = dict(getattr(first, "residuals", None) or {})
+    widened = (history.widened or {}).get("kept") == "widened"
+    if pair is None or not narrow or widened or state.interrupted:
+        return equations
+    rule = U1(*pair, action="equivariant")
+    problem = state.problem
+    symmetric = dataclasses.replace(problem, rules=[rule])
+    library = cands.base[0]
+    libraries, reports, ties = equation_libraries(symmetric, library)
+    kept = (first, history.fits, history.rules)
+    state.problem = symmetric
+    try:
+        tied = _extract.with_products(state, union(libraries), libraries, ties, [])
+        found = _final.run(state, tied)
+    finally:
+        state.problem = problem
+    residuals = dict(history.phases["final"].residuals)
+    ratio = max(residuals[k] / max(v, 1e-300) for k, v in narrow.items() if k in residuals)
+    better = ratio <= SYMMETRY_GAIN
+    log.info(
+        "final fit: %s; with U(1) phase symmetry for psi = %s + i*%s (%s) at most %.0f %% of "
+        "its unexplained weak form is left: keeping the %s fit",
+        "; ".join(e.short() for e in equations),
+        *pair,
+        "; ".join(e.short() for e in found),
+        100 * ratio,
+        "symmetric" if better else f"first (kept at {100 * SYMMETRY_GAIN:.0f} % or less)",
+    )
+    history.symmetry = {
+        "rule": rule.name,
+        "residuals": narrow,
+        "symmetric_residuals": residuals,
+        "equations": [e.short() for e in found],
+        "kept": "symmetric" if better else "first",
+    }
+    if not better:
+        history.phases["final"], history.fits, history.rules = kept
+        return equations
+    history.rules = [*history.rules, *(r.as_dict() for r in reports)]
+    state.problem = symmetric
+    return found
