@@ -126,3 +126,10 @@ def test_lambda_omega_comes_back_with_its_cubic_reaction_under_the_symmetry():
     assert u_t["u"] == pytest.approx(1.0, abs=0.05)
     assert u_t["u^3"] == pytest.approx(-1.0, abs=0.05) and u_t["u*v^2"] == u_t["u^3"]
     assert u_t["u^2*v"] == pytest.approx(0.8, abs=0.05) and u_t["v^3"] == u_t["u^2*v"]
+    said = [w for w in res.warnings() if "U(1) phase symmetry" in w]
+    assert len(said) == 1 and said[0].startswith(
+        "the equations were fitted as the real and imaginary parts of one complex equation for "
+        "psi = u + i*v (U(1) phase symmetry, `u1(u, v) as equivariant`): tied, they leave at most "
+    )
+    assert said[0].endswith("constraints='u1(u, v)' fits them untied (mirrored terms as "
+                            "candidates only).")  # fmt: skip

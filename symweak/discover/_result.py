@@ -160,6 +160,9 @@ class Discovery(Readings):
                 text += f"; they would not detect {_and(sizes)}"
             out.append(text + ".")
         out.extend(_contradicted(lhs, *both) for lhs, both in self.disagreements().items())
+        symmetry = getattr(self.history, "symmetry", None) if self.history else None
+        if symmetry and symmetry.get("kept") == "symmetric":
+            out.append(_symmetric(symmetry))
         return out
 
     def summary(self, digits: int | None = None) -> str:
@@ -380,3 +383,17 @@ class Discovery(Readings):
 
         parts = read_result(path)
         return cls(parts.pop("system"), **parts)
+
+
+def _symmetric(record: dict) -> str:
+    """The sentence that says a U(1) phase symmetry was adopted (network/_symmetry.py)."""
+    pair = record["rule"].split("(", 1)[1].split(")", 1)[0].replace(" ", "").split(",")
+    first = max(record["residuals"].values())
+    tied = max(record["symmetric_residuals"].values())
+    return (
+        f"the equations were fitted as the real and imaginary parts of one complex equation "
+        f"for psi = {pair[0]} + i*{pair[1]} (U(1) phase symmetry, `{record['rule']}`): tied, "
+        f"they leave at most {100 * tied:.1f} % of the weak form unexplained against "
+        f"{100 * first:.1f} % without it. constraints='u1({pair[0]}, {pair[1]})' fits them "
+        "untied (mirrored terms as candidates only)."
+    )
