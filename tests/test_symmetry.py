@@ -133,3 +133,20 @@ def test_lambda_omega_comes_back_with_its_cubic_reaction_under_the_symmetry():
     )
     assert said[0].endswith("constraints='u1(u, v)' fits them untied (mirrored terms as "
                             "candidates only).")  # fmt: skip
+
+
+@pytest.mark.slow  # a full-grid run (a few seconds)
+def test_the_full_grid_path_tests_the_symmetry_too():
+    import symweak
+    from symweak.bench import generate
+
+    obs = generate("lambda_omega").add_noise(0.2, seed=0)
+    res = symweak.discover(obs, ops="+,-,*", lhs=["u_t", "v_t"], seed=0, progress=False)
+    assert res.method == "grid" and res.history.symmetry["kept"] == "symmetric"
+    first = res.history.symmetry["residuals"]
+    tied = res.history.symmetry["symmetric_residuals"]
+    assert set(first) == set(tied) and all(tied[k] <= 0.5 * first[k] for k in first)
+    u_t = {t.short(): c for t, c in res.system.equations[0].coefficients.items()}
+    # without the symmetry: the rotation u_t = 0.74 v
+    assert u_t["u"] == pytest.approx(1.0, abs=0.1) and u_t["u^3"] == pytest.approx(-1.0, abs=0.1)
+    assert u_t["u^2*v"] == pytest.approx(0.8, abs=0.1) and u_t["v^3"] == u_t["u^2*v"]

@@ -170,7 +170,24 @@ def _designs(problem, libraries, library, values, index, tests, orders) -> dict:
 
 
 def run(problem, config) -> tuple[list[Equation], History]:
-    """Run the full-grid method; returns (equations, history)."""
+    """Run the full-grid method; returns (equations, history). Two fields with an equation
+    each and no rule are fitted again under U(1) phase symmetry, and that fit is kept where
+    it explains clearly more (:mod:`.network._symmetry`, as on the network path)."""
+    from .network._symmetry import judged, symmetric_problem
+
+    equations, history = _run(problem, config)
+    offered = symmetric_problem(problem)
+    if offered is None:
+        return equations, history
+    symmetric, rule = offered
+    found, tied = _run(symmetric, config)
+    record = judged(rule, history.grid.residuals, tied.grid.residuals, equations, found)
+    kept = (found, tied) if record["kept"] == "symmetric" else (equations, history)
+    kept[1].symmetry = record
+    return kept
+
+
+def _run(problem, config) -> tuple[list[Equation], History]:
     obs = problem.obs
     if not obs.is_full_grid:
         why = (

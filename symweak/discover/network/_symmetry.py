@@ -24,7 +24,7 @@ from . import _extract, _final
 
 log = logging.getLogger("symweak")
 
-__all__ = ["phase_symmetry", "symmetry_pair"]
+__all__ = ["judged", "phase_symmetry", "symmetric_problem", "symmetry_pair"]
 
 
 def symmetry_pair(problem) -> tuple[str, str] | None:
@@ -50,18 +50,15 @@ def phase_symmetry(state, cands, equations: list) -> list:
     ``u1(u, v) as equivariant`` where that leaves at most ``SYMMETRY_GAIN`` of the first fit's
     unexplained weak form on every test-function variant (each compared with the same
     variant). ``res.history.symmetry`` records the comparison whenever it was made."""
-    from ...rules import U1
-
     history = state.history
-    pair = symmetry_pair(state.problem)
     first = history.phases.get("final")
     narrow = dict(getattr(first, "residuals", None) or {})
     widened = (history.widened or {}).get("kept") == "widened"
-    if pair is None or not narrow or widened or state.interrupted:
+    offered = symmetric_problem(state.problem)
+    if offered is None or not narrow or widened or state.interrupted:
         return equations
-    rule = U1(*pair, action="equivariant")
+    symmetric, rule = offered
     problem = state.problem
-    symmetric = dataclasses.replace(problem, rules=[rule])
     library = cands.base[0]
     libraries, reports, ties = equation_libraries(symmetric, library)
     kept = (first, history.fits, history.rules)
@@ -72,27 +69,48 @@ def phase_symmetry(state, cands, equations: list) -> list:
     finally:
         state.problem = problem
     residuals = dict(history.phases["final"].residuals)
-    ratio = max(residuals[k] / max(v, 1e-300) for k, v in narrow.items() if k in residuals)
-    better = ratio <= SYMMETRY_GAIN
-    log.info(
-        "final fit: %s; with U(1) phase symmetry for psi = %s + i*%s (%s) at most %.0f %% of "
-        "its unexplained weak form is left: keeping the %s fit",
-        "; ".join(e.short() for e in equations),
-        *pair,
-        "; ".join(e.short() for e in found),
-        100 * ratio,
-        "symmetric" if better else f"first (kept at {100 * SYMMETRY_GAIN:.0f} % or less)",
-    )
-    history.symmetry = {
-        "rule": rule.name,
-        "residuals": narrow,
-        "symmetric_residuals": residuals,
-        "equations": [e.short() for e in found],
-        "kept": "symmetric" if better else "first",
-    }
-    if not better:
+    record = judged(rule, narrow, residuals, equations, found)
+    if record["kept"] == "first":
         history.phases["final"], history.fits, history.rules = kept
+        history.symmetry = record
         return equations
+    history.symmetry = record
     history.rules = [*history.rules, *(r.as_dict() for r in reports)]
     state.problem = symmetric
     return found
+
+
+def symmetric_problem(problem):
+    """``problem`` with ``u1(u, v) as equivariant`` for its :func:`symmetry_pair` as its
+    only rule, and that rule; None where no pair is offered."""
+    from ...rules import U1
+
+    pair = symmetry_pair(problem)
+    if pair is None:
+        return None
+    rule = U1(*pair, action="equivariant")
+    return dataclasses.replace(problem, rules=[rule]), rule
+
+
+def judged(rule, narrow: dict, residuals: dict, first: list, tied: list) -> dict:
+    """The record of one comparison (``res.history.symmetry``): the tied fit is kept where
+    it leaves at most ``SYMMETRY_GAIN`` of the first fit's unexplained weak form on every
+    variant both were made on (each compared with the same variant). Logs the outcome."""
+    ratio = max(residuals[k] / max(v, 1e-300) for k, v in narrow.items() if k in residuals)
+    better = ratio <= SYMMETRY_GAIN
+    log.info(
+        "final fit: %s; with U(1) phase symmetry (%s: %s) at most %.0f %% of its unexplained "
+        "weak form is left: keeping the %s fit",
+        "; ".join(e.short() for e in first),
+        rule.name,
+        "; ".join(e.short() for e in tied),
+        100 * ratio,
+        "symmetric" if better else f"first (kept at {100 * SYMMETRY_GAIN:.0f} % or less)",
+    )
+    return {
+        "rule": rule.name,
+        "residuals": dict(narrow),
+        "symmetric_residuals": dict(residuals),
+        "equations": [e.short() for e in tied],
+        "kept": "symmetric" if better else "first",
+    }
