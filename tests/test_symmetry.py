@@ -88,6 +88,7 @@ def test_the_tied_fit_is_kept_when_it_leaves_at_most_half_of_the_first_fits_misf
     assert "u^3" not in seen["libraries"]["u_t"]
     kept = state.history.symmetry
     assert kept["kept"] == "symmetric" and kept["rule"] == "u1(u, v) as equivariant"
+    assert kept["fields"] == ["u", "v"]
     assert kept["equations"] == ["u_t = tied"]
     assert kept["residuals"] == {"cap": 0.1, "axis": 0.2}
     assert kept["symmetric_residuals"] == pytest.approx({"cap": 0.03, "axis": 0.06})
@@ -104,6 +105,13 @@ def test_the_first_fit_stays_when_the_tied_one_explains_less_than_twice_as_much(
     assert state.history.symmetry["kept"] == "first"
     assert state.history.phases["final"] is first and state.history.fits == ["first fits"]
     assert state.problem.rules == []
+
+
+def test_not_tried_where_the_first_fit_leaves_less_than_three_percent(monkeypatch):
+    state, cands, seen = _state(0.1, monkeypatch)
+    state.history.phases["final"].residuals = {"cap": 0.02, "axis": 0.2}
+    assert phase_symmetry(state, cands, [FIRST]) == [FIRST]
+    assert state.history.symmetry is None and not seen
 
 
 def test_not_tried_after_the_library_was_widened_with_products(monkeypatch):

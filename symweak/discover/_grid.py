@@ -173,11 +173,11 @@ def run(problem, config) -> tuple[list[Equation], History]:
     """Run the full-grid method; returns (equations, history). Two fields with an equation
     each and no rule are fitted again under U(1) phase symmetry, and that fit is kept where
     it explains clearly more (:mod:`.network._symmetry`, as on the network path)."""
-    from .network._symmetry import judged, symmetric_problem
+    from .network._symmetry import judged, symmetric_problem, worth_testing
 
     equations, history = _run(problem, config)
     offered = symmetric_problem(problem)
-    if offered is None:
+    if offered is None or not worth_testing(history.grid.residuals):
         return equations, history
     symmetric, rule = offered
     found, tied = _run(symmetric, config)
@@ -188,6 +188,7 @@ def run(problem, config) -> tuple[list[Equation], History]:
 
 
 def _run(problem, config) -> tuple[list[Equation], History]:
+    """One full-grid fit of ``problem`` as it is (its own rules only)."""
     obs = problem.obs
     if not obs.is_full_grid:
         why = (

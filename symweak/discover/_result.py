@@ -387,7 +387,7 @@ class Discovery(Readings):
 
 def _symmetric(record: dict) -> str:
     """The sentence that says a U(1) phase symmetry was adopted (network/_symmetry.py)."""
-    pair = record["rule"].split("(", 1)[1].split(")", 1)[0].replace(" ", "").split(",")
+    pair = record["fields"]
     first = max(record["residuals"].values())
     tied = max(record["symmetric_residuals"].values())
     return (

@@ -58,6 +58,8 @@ WIDEN_MAX_TERMS = 24
 #: two fields' final fit is made again under U(1) phase symmetry (network/_symmetry.py) and
 #: kept when it leaves at most this part of the first fit's unexplained weak form
 SYMMETRY_GAIN = 0.5
+#: ... and only tried where the first fit leaves at least this part unexplained on every variant
+SYMMETRY_FLOOR = 0.03
 #: stability selection: the fraction of halves that must choose a term, and the `log`
 #: criterion's penalty on each half (a support most halves chose exactly is kept whole)
 STABILITY_THRESHOLD = 0.6

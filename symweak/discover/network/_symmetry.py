@@ -19,12 +19,12 @@ import dataclasses
 import logging
 
 from .._library import equation_libraries, problem_rules, union
-from .._settings import SYMMETRY_GAIN
+from .._settings import SYMMETRY_FLOOR, SYMMETRY_GAIN
 from . import _extract, _final
 
 log = logging.getLogger("symweak")
 
-__all__ = ["judged", "phase_symmetry", "symmetric_problem", "symmetry_pair"]
+__all__ = ["judged", "phase_symmetry", "symmetric_problem", "symmetry_pair", "worth_testing"]
 
 
 def symmetry_pair(problem) -> tuple[str, str] | None:
@@ -55,7 +55,7 @@ def phase_symmetry(state, cands, equations: list) -> list:
     narrow = dict(getattr(first, "residuals", None) or {})
     widened = (history.widened or {}).get("kept") == "widened"
     offered = symmetric_problem(state.problem)
-    if offered is None or not narrow or widened or state.interrupted:
+    if offered is None or not worth_testing(narrow) or widened or state.interrupted:
         return equations
     symmetric, rule = offered
     problem = state.problem
@@ -92,6 +92,13 @@ def symmetric_problem(problem):
     return dataclasses.replace(problem, rules=[rule]), rule
 
 
+def worth_testing(narrow: dict) -> bool:
+    """Whether a first fit with these residuals (``{variant: unexplained part}``) leaves at
+    least ``SYMMETRY_FLOOR`` unexplained on every variant: a fit that explains nearly all of
+    the weak form is kept without the second fit (ratios of tiny residuals say nothing)."""
+    return bool(narrow) and min(narrow.values()) >= SYMMETRY_FLOOR
+
+
 def judged(rule, narrow: dict, residuals: dict, first: list, tied: list) -> dict:
     """The record of one comparison (``res.history.symmetry``): the tied fit is kept where
     it leaves at most ``SYMMETRY_GAIN`` of the first fit's unexplained weak form on every
@@ -109,6 +116,7 @@ def judged(rule, narrow: dict, residuals: dict, first: list, tied: list) -> dict
     )
     return {
         "rule": rule.name,
+        "fields": [rule.real, rule.imag],
         "residuals": dict(narrow),
         "symmetric_residuals": dict(residuals),
         "equations": [e.short() for e in tied],
