@@ -40,7 +40,7 @@ def test_verdict_terms_are_the_functions_hidden_by_the_shape_tolerance(field_max
     assert [term.short() for term in terms] == expected
 
 
-def _adopt(poly_truth: bool, noise: float, seed: int):
+def _adopt(poly_truth: bool, noise: float, seed: int, chosen=(0, 1, 3), truth=None):
     """A weak system whose d_x(eᵘ) column is its cubic expansion's plus a part h, the fit
     chosen from the polynomial columns (u_x, d_x(u²), u_xx, as the selection returns when
     the noise hides h), and what :func:`adopt_functions` makes of it."""
@@ -48,10 +48,12 @@ def _adopt(poly_truth: bool, noise: float, seed: int):
     P, h = rng.standard_normal((300, 4)), rng.standard_normal(300)
     g = P[:, 0] + 0.5 * P[:, 1] + P[:, 2] / 6 + 0.1 * h
     flux = P[:, 0] + 0.5 * P[:, 1] if poly_truth else g
-    b = 0.4 * flux + 0.1 * P[:, 3] + noise * rng.standard_normal(300)
+    b = 0.4 * flux + 0.1 * P[:, 3] if truth is None else P @ np.asarray(truth, dtype=float)
+    b = b + noise * rng.standard_normal(300)
     G = np.column_stack([P, g])
+    chosen = list(chosen)
     coef = np.zeros(4)
-    coef[[0, 1, 3]] = refit_support(G[:, :4], b, [0, 1, 3], True)[[0, 1, 3]]
+    coef[chosen] = refit_support(G[:, :4], b, chosen, True)[chosen]
     state = types.SimpleNamespace(
         problem=types.SimpleNamespace(lhs=[LHS], seed=0, constraints=None),
         config=types.SimpleNamespace(selection=types.SimpleNamespace(complexity="terms")),
@@ -60,7 +62,7 @@ def _adopt(poly_truth: bool, noise: float, seed: int):
         library=LIB, libraries={}, ties=[], cols=[[0, 1, 2, 3]], functions=None, lib_index=[],
         lib_alphas=[], readable_cols=[[0, 1, 2, 3]], verdict_cols=[[4]], n_fit=4,
     )  # fmt: skip
-    results = {LHS: ({LIB[j]: coef[j] for j in (0, 1, 3)}, Fit(coef, 0.1, None, "mstls+tls"))}
+    results = {LHS: ({LIB[j]: coef[j] for j in chosen}, Fit(coef, 0.1, None, "mstls+tls"))}
     system = (torch.tensor(G), torch.tensor(b[:, None]))
     out, after = adopt_functions(state, cands, system, results, None)
     return {k.short(): v for k, v in out[LHS][0].items()}, after
@@ -107,6 +109,25 @@ def test_exp_flux_comes_back_with_the_function_at_five_percent_noise():
     assert res.verdicts == {"d_x(exp(u))": "determined", "u_xx": "determined"}
 
 
+@pytest.mark.parametrize(
+    "chosen, expected",
+    [
+        ((0, 3), {"u_x": 0.4, "d_x(u^2)": -0.3, "u_xx": 0.1}),  # a clear term left out
+        ((1, 2, 3), {"u_x": 0.4, "d_x(u^2)": -0.3, "u_xx": 0.1}),  # a wrong term for a true one
+    ],
+)
+def test_a_support_out_of_reach_is_replaced_by_the_one_the_data_prefer(chosen, expected):
+    """The selection's support out of reach of the verdicts' best (a term worth 75 % of
+    the left-hand side's norm missing, or swapped for one that explains nothing): the
+    equation comes back as the data prefer it, refitted by total least
+    squares, and the columns are not widened (no verdict-only term is in it)."""
+    rhs, after = _adopt(False, 0.01, 0, chosen=chosen, truth=[0.4, -0.3, 0.0, 0.1])
+    assert set(rhs) == set(expected)
+    for name, value in expected.items():
+        assert rhs[name] == pytest.approx(value, rel=0.02)
+    assert after.cols == [[0, 1, 2, 3]] and after.verdict_cols == [[4]]
+
+
 def test_a_function_is_judged_in_place_of_its_stand_in_never_beside_it():
     """Nagumo's u − u³ on |u| <= 1 beside a sin u column that is u − u³/6 plus a part h:
     beside u, sin u writes any cubic (−8.5 u + 8.2 sin u); in place of u, u² and u³ it
@@ -123,3 +144,38 @@ def test_a_function_is_judged_in_place_of_its_stand_in_never_beside_it():
     found = judge(G, b, [0, 1, 2, 3], seed=0, apart={4: [0, 1, 2]})
     assert found.verdicts == {0: "determined", 1: "determined", 2: "determined", 3: "determined"}
     assert all(not (4 in a.support and {0, 1, 2} & set(a.support)) for a in found.alternatives)
+
+
+def test_the_grid_path_returns_the_support_the_data_prefer():
+    """The full-grid path's fits go through the same check: a support with a wrong term
+    for a true one comes back as the data prefer it (refitted by total least squares as
+    the fit was); a support the data cannot tell from their best is left as it is, and so
+    is every fit when the verdicts are off."""
+    from symweak.discover._grid import _preferred
+
+    rng = np.random.default_rng(0)
+    G = rng.standard_normal((300, 4))
+    b = G @ np.array([0.4, -0.3, 0.0, 0.1]) + 0.01 * rng.standard_normal(300)
+    lib = LIB[:4]
+    problem = types.SimpleNamespace(lhs=[LHS], seed=0, constraints=None)
+    config = types.SimpleNamespace(
+        selection=types.SimpleNamespace(complexity="terms"),
+        reporting=types.SimpleNamespace(uncertainty=True),
+    )
+
+    def fits_of(chosen):
+        coef = np.zeros(4)
+        coef[list(chosen)] = refit_support(G, b, list(chosen), True)[list(chosen)]
+        return {LHS: ({lib[j]: coef[j] for j in chosen}, Fit(coef, 0.1, None, "mstls+tls"))}
+
+    out = _preferred(problem, config, {LHS: (lib, G, b)}, fits_of((1, 2, 3)), [])
+    rhs = {k.short(): v for k, v in out[LHS][0].items()}
+    assert set(rhs) == {"u_x", "d_x(u^2)", "u_xx"}
+    assert rhs["u_x"] == pytest.approx(0.4, rel=0.02)
+    assert out[LHS][1].method == "mstls+tls"
+    assert out[LHS][1].residual == pytest.approx(0.01 / np.linalg.norm(b) * np.sqrt(300), rel=0.2)
+    kept = fits_of((0, 1, 3))
+    assert _preferred(problem, config, {LHS: (lib, G, b)}, kept, [])[LHS] is kept[LHS]
+    config.reporting.uncertainty = False
+    wrong = fits_of((1, 2, 3))
+    assert _preferred(problem, config, {LHS: (lib, G, b)}, wrong, [])[LHS] is wrong[LHS]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 
 import numpy as np
 import sympy
@@ -22,6 +23,7 @@ from ..regress import (
     fit_equations,
     mstls,
     prefer_neighbours,
+    refit_support,
     stlsq,
     term_complexity,
 )
@@ -243,6 +245,7 @@ def _run(problem, config) -> tuple[list[Equation], History]:
             ", ".join(f"{k} {v[0]:.4g}" for k, v in tried.items()),
             chosen,
         )
+    fits = _preferred(problem, config, designs, fits, ties)
     equations = [Equation(lhs, fits[lhs][0]) for lhs in problem.lhs]
     record = GridRecord(
         seconds=time.perf_counter() - start,
@@ -264,11 +267,55 @@ def _run(problem, config) -> tuple[list[Equation], History]:
     return equations, history
 
 
+def _preferred(problem, config, designs, fits, ties) -> dict:
+    """``fits`` with each equation whose support the verdicts put out of reach of their
+    best refitted on that best (as on the network path,
+    :func:`.network._functions.adopt_functions`); equations tied by ``pair`` rules and
+    runs without verdicts (``uncertainty=False``) are left as they are."""
+    from .network._functions import preferred_support
+
+    if not config.reporting.uncertainty:
+        return fits
+    tied = {x for a, b_, _ in ties for x in (a, b_)}
+    fits = dict(fits)
+    for e, lhs in enumerate(problem.lhs):
+        lib, G, b = designs[lhs]
+        fit = fits[lhs][1]
+        if lhs in tied or len(fit.coef) != len(lib):
+            continue
+        support = preferred_support(
+            lib,
+            G,
+            b,
+            fit.coef,
+            how=config.selection.complexity,
+            constraints=problem.constraints,
+            seed=child_seed(problem.seed, "verdicts") + e,
+        )
+        if support is None:
+            continue
+        coef = refit_support(G, b, support, "+tls" in fit.method)
+        residual = float(np.linalg.norm(G @ coef - b) / (np.linalg.norm(b) or 1.0))
+        log.info(
+            "grid fit: %s returned as the data prefer it (%s instead of %s)",
+            lhs.short(),
+            ", ".join(lib[j].short() for j in support),
+            ", ".join(t.short() for t in fits[lhs][0]),
+        )
+        fits[lhs] = (
+            {lib[j]: float(coef[j]) for j in support},
+            replace(fit, coef=coef, residual=residual),
+        )
+    return fits
+
+
 def _records(problem, config, designs, fits, others, tests) -> list[FitRecord]:
     """One :class:`FitRecord` per equation, with intervals, prices, the Pareto front
     (:func:`._verdicts.record_uncertainty`, the other scales' designs and the overlap of
     ``tests`` widening the intervals) and what the data determine
     (:func:`._verdicts.judge_equation`) unless ``uncertainty=False``."""
+    from .network._functions import apart
+
     records = []
     for e, lhs in enumerate(problem.lhs):
         fit = fits[lhs][1]
@@ -306,6 +353,7 @@ def _records(problem, config, designs, fits, others, tests) -> list[FitRecord]:
                 constraints=problem.constraints,
                 seed=child_seed(problem.seed, "verdicts") + e,
                 rhs=fits[lhs][0],
+                apart=apart(lib),
             )
         records.append(record)
     return records

@@ -154,7 +154,7 @@ def fit_records(state, cands, system, others, results, readable, overlap=None) -
                 constraints=state.problem.constraints,
                 seed=child_seed(state.problem.seed, "verdicts") + e,
                 rhs=results[lhs][0],
-                apart=apart(lib, len(designs[lhs][0])),
+                apart=apart(lib),
             )
         records.append(record)
     return records
