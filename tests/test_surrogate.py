@@ -197,3 +197,61 @@ def test_patience_stops_after_the_held_out_minimum_and_keeps_the_same_parameters
     assert early.validation_loss == full.validation_loss
     for name, value in full.state_dict().items():
         assert torch.equal(value, early.state_dict()[name]), name
+
+
+def _striped(n: int, noise: float = 0.0, seed: int = 0, waves: int = 8):
+    """``waves`` wavelengths along x over a slow growth in t (both on [0, 1])."""
+    rng = np.random.default_rng(seed)
+    t, x = rng.uniform(0, 1, n), rng.uniform(0, 1, n)
+    u = np.sin(2 * np.pi * waves * x) * (1 + t) + noise * rng.standard_normal(n)
+    return Observations(coords={"t": t, "x": x}, fields={"u": u})
+
+
+def test_axis_lengths_read_the_fields_length_scales():
+    """RMS gradients along the [-1, 1]-scaled axes: 0.35 along t and 27 along x for the
+    striped field (lengths 8.8 and 0.11 at geometric mean 1); a field as fine along both
+    reads round; one coordinate reads 1."""
+    from symweak.surrogate import axis_lengths
+
+    t_len, x_len = axis_lengths(_striped(3000))
+    assert t_len * x_len == pytest.approx(1.0)
+    assert 40 < t_len / x_len < 120
+    noisy = axis_lengths(_striped(3000, noise=0.2))
+    assert noisy[0] / noisy[1] > 10  # noise reads alike along every axis: the ratio shrinks
+    rng = np.random.default_rng(1)
+    t, x = rng.uniform(0, 1, 3000), rng.uniform(0, 1, 3000)
+    u = np.sin(4 * np.pi * x) * np.cos(4 * np.pi * t)
+    round_ = axis_lengths(Observations(coords={"t": t, "x": x}, fields={"u": u}))
+    assert round_ == pytest.approx([1.0, 1.0], abs=0.1)
+    few = Observations(coords={"t": t[:10], "x": x[:10]}, fields={"u": u[:10]})
+    assert axis_lengths(few).tolist() == [1.0, 1.0]  # fewer points than a neighbourhood
+
+
+def test_gaussians_start_as_wide_as_the_aspect_says(monkeypatch):
+    from symweak.discover.network import _warmup
+
+    assert _warmup.aspect_for(_striped(3000), seed=0) == pytest.approx([7.7474, 0.1291])
+    monkeypatch.setattr(_warmup, "axis_lengths", lambda obs, seed: np.array([40.0, 0.025]))
+    assert _warmup.aspect_for(_striped(300), 0, {"u": 0.0}) == [8.0, 0.125]  # within [1/8, 8]
+    assert _warmup.aspect_for(_striped(300), 0, {"u": 0.05}) is None  # noisy: round
+    bounds = {"t": (0.0, 1.0), "x": (0.0, 1.0)}
+    round_ = Surrogate(bounds, ["u"], kernels=100, seed=0)
+    shaped = Surrogate(bounds, ["u"], kernels=100, seed=0, aspect=[4.0, 0.25])
+    difference = shaped.embedding.log_inv_scale - round_.embedding.log_inv_scale
+    assert torch.allclose(difference[..., 0], torch.tensor(-np.log(4.0), dtype=torch.float32))
+    assert torch.allclose(difference[..., 1], torch.tensor(np.log(4.0), dtype=torch.float32))
+    assert torch.equal(shaped.embedding.mu, round_.embedding.mu)
+    assert shaped.config["aspect"] == [4.0, 0.25] and "aspect" not in round_.config
+    again = Surrogate(bounds, ["u"], **shaped.config)
+    assert torch.equal(again.embedding.log_inv_scale, shaped.embedding.log_inv_scale)
+
+
+def test_a_surrogate_that_fits_closely_keeps_its_fit_in_the_joint_phases():
+    """The data loss's weight in the joint phases: 1e-3 / its first value below 1e-3
+    (clean data), 1 above (noisy data keep the paper's ℒ_data + λ_w ℒ_weak)."""
+    from symweak.discover.network._joint import data_weight
+
+    assert data_weight(2.5e-4) == pytest.approx(4.0)
+    assert data_weight(1e-3) == 1.0
+    assert data_weight(0.04) == 1.0
+    assert data_weight(0.0) == pytest.approx(1e27)  # an exact fit: fixed in place

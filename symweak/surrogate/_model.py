@@ -86,6 +86,7 @@ class Surrogate(nn.Module):
         width: float = 1.5,
         seed: int = 0,
         dtype: torch.dtype = torch.float32,
+        aspect: Sequence[float] | None = None,
     ) -> None:
         super().__init__()
         self.coord_names = tuple(bounds)
@@ -100,6 +101,8 @@ class Surrogate(nn.Module):
             "width": width,
             "seed": seed,
         }
+        if aspect is not None:
+            self.config["aspect"] = [float(a) for a in aspect]
         lo = torch.tensor([float(bounds[n][0]) for n in self.coord_names], dtype=torch.float64)
         hi = torch.tensor([float(bounds[n][1]) for n in self.coord_names], dtype=torch.float64)
         if torch.any(hi <= lo):
@@ -118,7 +121,14 @@ class Surrogate(nn.Module):
         torch.manual_seed(int(seed))  # nn.Linear initialisation
         if kernels > 0:
             self.embedding: GaussianEmbedding | None = GaussianEmbedding(
-                dim, features, kernels, full=full, width=width, generator=gen, dtype=dtype
+                dim,
+                features,
+                kernels,
+                full=full,
+                width=width,
+                generator=gen,
+                dtype=dtype,
+                aspect=aspect,
             )
             self.mlp = MLP(features, h, hidden, layers, activation)
         else:
