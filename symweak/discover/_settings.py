@@ -14,9 +14,6 @@ WARMUP_PATIENCE = 0.25
 #: weights of the weak loss (λ_w) and of the pruning phase's L1 penalty (λ_r)
 LAMBDA_W = 0.1
 LAMBDA_R = 1e-3
-#: a surrogate that fits the data closer than this (relative MSE) when the joint phases
-#: start keeps that fit: its data loss is weighted by DATA_ANCHOR / its value then
-DATA_ANCHOR = 1e-3
 #: points of the training quadrature grid (the final fit uses the data's own grid)
 GRID_POINTS = 8000
 
@@ -32,9 +29,6 @@ EXTRACT_TOL = 1e-3
 SHAPE_TOL = 0.1
 SHAPE_TOL_MIN = 0.01
 
-#: the Gaussians' initial widths follow the field's length scale along each coordinate, each
-#: within [1/ASPECT_MAX, ASPECT_MAX] of a round Gaussian's (1: round)
-ASPECT_MAX = 8.0
 #: kernels="auto": observations per Gaussian (clean, noisy), the noise / std counted as
 #: noisy, and the counts chosen from (also those kernels="compare" compares)
 POINTS_PER_KERNEL = (10, 40)

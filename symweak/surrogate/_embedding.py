@@ -142,7 +142,6 @@ class GaussianEmbedding(nn.Module):
         width: float = 1.5,
         generator: torch.Generator | None = None,
         dtype: torch.dtype = torch.float32,
-        aspect=None,
     ) -> None:
         super().__init__()
         if dim < 1 or features < 1 or kernels < 1:
@@ -152,20 +151,16 @@ class GaussianEmbedding(nn.Module):
         # width from point density: N centres in [-1, 1]^D are ~2/N^{1/D} apart
         spacing = 2.0 / kernels ** (1.0 / dim)
         sigma = width * spacing
-        if aspect is not None:  # per-axis widths (the field's length scales, geometric mean 1)
-            sigma = sigma * torch.as_tensor([float(a) for a in aspect], dtype=torch.float64)
-        else:
-            sigma = torch.full((dim,), sigma, dtype=torch.float64)
         self.mu = nn.Parameter(mu.to(dtype))
         if full:
             # L = diag(1/σ) initially; stored as log-diagonal plus strictly-lower part
             self.log_diag = nn.Parameter(
-                (-torch.log(sigma)).expand(features, kernels, dim).to(dtype).clone()
+                torch.full((features, kernels, dim), -math.log(sigma), dtype=dtype)
             )
             self.lower = nn.Parameter(torch.zeros(features, kernels, dim, dim, dtype=dtype))
         else:
             self.log_inv_scale = nn.Parameter(
-                (-torch.log(sigma)).expand(features, kernels, dim).to(dtype).clone()
+                torch.full((features, kernels, dim), -math.log(sigma), dtype=dtype)
             )
         # typical overlap: (2·width)^D Gaussians cover a point; keep features O(1)
         overlap = max(1.0, (2.0 * width) ** dim)

@@ -86,7 +86,6 @@ class Surrogate(nn.Module):
         width: float = 1.5,
         seed: int = 0,
         dtype: torch.dtype = torch.float32,
-        aspect: Sequence[float] | None = None,
     ) -> None:
         super().__init__()
         self.coord_names = tuple(bounds)
@@ -101,8 +100,6 @@ class Surrogate(nn.Module):
             "width": width,
             "seed": seed,
         }
-        if aspect is not None:
-            self.config["aspect"] = [float(a) for a in aspect]
         lo = torch.tensor([float(bounds[n][0]) for n in self.coord_names], dtype=torch.float64)
         hi = torch.tensor([float(bounds[n][1]) for n in self.coord_names], dtype=torch.float64)
         if torch.any(hi <= lo):
@@ -121,14 +118,7 @@ class Surrogate(nn.Module):
         torch.manual_seed(int(seed))  # nn.Linear initialisation
         if kernels > 0:
             self.embedding: GaussianEmbedding | None = GaussianEmbedding(
-                dim,
-                features,
-                kernels,
-                full=full,
-                width=width,
-                generator=gen,
-                dtype=dtype,
-                aspect=aspect,
+                dim, features, kernels, full=full, width=width, generator=gen, dtype=dtype
             )
             self.mlp = MLP(features, h, hidden, layers, activation)
         else:

@@ -7,9 +7,9 @@ import logging
 
 from ..._trainer import adam, train_loop
 from .._history import PhaseRecord, _subsample
-from .._settings import DATA_ANCHOR, LAMBDA_R, LAMBDA_W, LR_JOINT_SURROGATE, LR_NETWORK
+from .._settings import LAMBDA_R, LAMBDA_W, LR_JOINT_SURROGATE, LR_NETWORK
 
-__all__ = ["data_weight", "joint_groups", "train_phase"]
+__all__ = ["joint_groups", "train_phase"]
 
 log = logging.getLogger("symweak")
 
@@ -23,29 +23,15 @@ def joint_groups(state) -> list[dict]:
     ]
 
 
-def data_weight(first: float) -> float:
-    """The data loss's weight in the joint phases, from its value ``first`` at their first
-    step: DATA_ANCHOR / ``first`` where the surrogate fits closer than DATA_ANCHOR, else 1.
-    The weak loss starts at 1 (normalised) against a data loss of 1e-4 or less on clean
-    data: unweighted, 300 search epochs took clean Swift–Hohenberg's surrogate from a data
-    loss of 2.4e-4 to 4.8e-3 while fitting the weak form of whatever equation the network
-    held, and the network then read only linear terms off it."""
-    return max(1.0, DATA_ANCHOR / max(first, 1e-30))
-
-
 def train_phase(state, phase: str, epochs: int, groups: list[dict], l1: bool, progress: bool):
     """Train ``groups`` for ``epochs`` epochs; records the phase in the history. The weak
-    loss trains the surrogate as well as the network (the paper's coupling); a surrogate
-    that fits the data closer than DATA_ANCHOR at the first joint step has its data loss
-    weighted as if it fitted them that closely (:func:`data_weight`)."""
+    loss trains the surrogate as well as the network (the paper's coupling)."""
     opt = adam(groups)
 
     def step(epoch: int) -> tuple[float, float]:
         opt.zero_grad(set_to_none=True)
         l_data, l_weak, _, _ = state.losses(phase, epoch)
-        if state.data_weight is None:
-            state.data_weight = data_weight(float(l_data.detach()))
-        loss = state.data_weight * l_data + LAMBDA_W * l_weak.float()
+        loss = l_data + LAMBDA_W * l_weak.float()
         if l1:
             loss = loss + LAMBDA_R * (state.xi.abs().sum() + state.net.l1()).float()
         loss.backward()

@@ -115,9 +115,6 @@ class NetworkState:
         self.problem, self.config, self.device, self.history = problem, config, device, history
         self.surrogate = warm.surrogate
         self.interrupted = warm.interrupted
-        #: the data loss's weight in the joint phases (set at their first step:
-        #: :func:`._joint.data_weight`)
-        self.data_weight: float | None = None
         #: more trained surrogates (``surrogates=K``): the final fit integrates their mean
         #: with this run's (:meth:`mean_grid`)
         self.members: list = []

@@ -8,7 +8,6 @@ import torch
 from ..._trainer import adam, train_loop
 from .._history import TuneRecord, _subsample
 from .._settings import LAMBDA_W, LR_JOINT_SURROGATE
-from ._joint import data_weight
 
 __all__ = ["run"]
 
@@ -54,9 +53,7 @@ def run(state, cands, progress: bool) -> None:
                     per.setdefault(cands.library[j].short(), []).append(value)
         l_weak = ((resid**2).sum(0) / state.b_norm.double()).mean()
         loss = state.data_loss("tune", epoch)
-        if state.data_weight is None:  # a member of surrogates=K: no joint phase of its own
-            state.data_weight = data_weight(float(loss.detach()))
-        loss = state.data_weight * loss + LAMBDA_W * l_weak.float()
+        loss = loss + LAMBDA_W * l_weak.float()
         loss.backward()
         opt.step()
         last.update(Gl=Gl, coefs=coefs)

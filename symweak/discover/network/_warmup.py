@@ -12,11 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._trainer import announce
-from ...surrogate import Surrogate, axis_lengths, estimate_noise, plain_mlp_like, split_points
+from ...surrogate import Surrogate, estimate_noise, plain_mlp_like, split_points
 from .._config import PAPER_KERNELS
 from .._history import WarmupRecord
 from .._settings import (
-    ASPECT_MAX,
     AUTO_SURROGATES,
     COMPARE_POINTS,
     KERNEL_CHOICES,
@@ -108,26 +107,7 @@ def _counts(obs, cfg, validation: float, seed: int) -> tuple[list[int], dict]:
     return [cfg.kernels], {}
 
 
-def aspect_for(obs, seed: int, noise: dict | None = None) -> list[float] | None:
-    """The Gaussians' initial width per coordinate relative to a round one on clean data:
-    the field's length scale along each (:func:`symweak.surrogate.axis_lengths`), within
-    [1/ASPECT_MAX, ASPECT_MAX] and geometric mean 1. None (round Gaussians) for one
-    coordinate, or where the estimated noise / std (``noise``, estimated here when not
-    given) reaches NOISE_THRESHOLD: there the widths smooth the noise, and narrowing them
-    along the field's fast axis fits it (zoo tuning half at σ 0.2: 7 of 22 recovered
-    against 13 of 22 with round ones)."""
-    if len(obs.coord_names) < 2:
-        return None
-    if not noise:
-        noise = estimate_noise(obs, seed=seed)
-    if max((v for v in noise.values() if v == v), default=0.0) >= NOISE_THRESHOLD:
-        return None
-    lengths = np.clip(axis_lengths(obs, seed=seed), 1.0 / ASPECT_MAX, ASPECT_MAX)
-    lengths = lengths / np.exp(np.mean(np.log(lengths)))
-    return [round(float(v), 4) for v in lengths]
-
-
-def _candidate(obs, cfg, count: int, seed: int, aspect=None) -> Surrogate:
+def _candidate(obs, cfg, count: int, seed: int) -> Surrogate:
     options = dict(
         features=cfg.features,
         hidden=cfg.hidden,
@@ -141,7 +121,7 @@ def _candidate(obs, cfg, count: int, seed: int, aspect=None) -> Surrogate:
         return Surrogate.for_observations(
             obs, seed=seed, **plain_mlp_like(reference, cfg.activation)
         )
-    return Surrogate.for_observations(obs, **{**options, "kernels": count, "aspect": aspect})
+    return Surrogate.for_observations(obs, **{**options, "kernels": count})
 
 
 #: an epoch of search, prune or tune costs about this many warm-up epochs (the weak form
@@ -243,7 +223,6 @@ def run(problem, config, device, history, progress: bool, member: bool = False) 
     trials = []  # (kernels, surrogate, losses)
     interrupted = False
     counts, noise = _counts(obs, cfg, config.data.validation, seed)
-    aspect = aspect_for(obs, seed, noise) if ASPECT_MAX > 1 else None
     text = _what(obs, counts, noise, device)
     callback = None
     # a member was announced with the run's own warm-up, which counted it in its estimate
@@ -253,7 +232,7 @@ def run(problem, config, device, history, progress: bool, member: bool = False) 
     elif not member:
         announce(text, progress)
     for count in counts:
-        candidate = _candidate(obs, cfg, count, seed, aspect).to(device)
+        candidate = _candidate(obs, cfg, count, seed).to(device)
         losses = candidate.fit(
             obs,
             epochs=config.training.warmup_epochs,
@@ -278,7 +257,6 @@ def run(problem, config, device, history, progress: bool, member: bool = False) 
         kernels=kernels,
         kernel_choice=choice,
         noise=noise,
-        aspect=dict(zip(obs.coord_names, aspect)) if aspect else {},
     )
     if len(trials) > 1:
         log.info("surrogate: %d kernels per feature (held-out %s)", kernels, choice)
