@@ -40,7 +40,7 @@ def test_verdict_terms_are_the_functions_hidden_by_the_shape_tolerance(field_max
     assert [term.short() for term in terms] == expected
 
 
-def _adopt(poly_truth: bool, noise: float, seed: int, chosen=(0, 1, 3), truth=None):
+def _adopt(poly_truth: bool, noise: float, seed: int, chosen=(0, 1, 3), truth=None, fit=False):
     """A weak system whose d_x(eᵘ) column is its cubic expansion's plus a part h, the fit
     chosen from the polynomial columns (u_x, d_x(u²), u_xx, as the selection returns when
     the noise hides h), and what :func:`adopt_functions` makes of it."""
@@ -65,7 +65,8 @@ def _adopt(poly_truth: bool, noise: float, seed: int, chosen=(0, 1, 3), truth=No
     results = {LHS: ({LIB[j]: coef[j] for j in chosen}, Fit(coef, 0.1, None, "mstls+tls"))}
     system = (torch.tensor(G), torch.tensor(b[:, None]))
     out, after = adopt_functions(state, cands, system, results, None)
-    return {k.short(): v for k, v in out[LHS][0].items()}, after
+    rhs = {k.short(): v for k, v in out[LHS][0].items()}
+    return (rhs, after, out[LHS][1]) if fit else (rhs, after)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -121,8 +122,9 @@ def test_a_support_out_of_reach_is_replaced_by_the_one_the_data_prefer(chosen, e
     the left-hand side's norm missing, or swapped for one that explains nothing): the
     equation comes back as the data prefer it, refitted by total least
     squares, and the columns are not widened (no verdict-only term is in it)."""
-    rhs, after = _adopt(False, 0.01, 0, chosen=chosen, truth=[0.4, -0.3, 0.0, 0.1])
+    rhs, after, fit = _adopt(False, 0.01, 0, chosen=chosen, truth=[0.4, -0.3, 0.0, 0.1], fit=True)
     assert set(rhs) == set(expected)
+    assert fit.selected == tuple(chosen)  # the verdicts search from it as well
     for name, value in expected.items():
         assert rhs[name] == pytest.approx(value, rel=0.02)
     assert after.cols == [[0, 1, 2, 3]] and after.verdict_cols == [[4]]
@@ -172,7 +174,7 @@ def test_the_grid_path_returns_the_support_the_data_prefer():
     rhs = {k.short(): v for k, v in out[LHS][0].items()}
     assert set(rhs) == {"u_x", "d_x(u^2)", "u_xx"}
     assert rhs["u_x"] == pytest.approx(0.4, rel=0.02)
-    assert out[LHS][1].method == "mstls+tls"
+    assert out[LHS][1].method == "mstls+tls" and out[LHS][1].selected == (1, 2, 3)
     assert out[LHS][1].residual == pytest.approx(0.01 / np.linalg.norm(b) * np.sqrt(300), rel=0.2)
     kept = fits_of((0, 1, 3))
     assert _preferred(problem, config, {LHS: (lib, G, b)}, kept, [])[LHS] is kept[LHS]

@@ -291,3 +291,17 @@ def test_a_stand_in_beside_a_best_support_whose_neighbours_were_not_scored(monke
     assert [a.support for a in stand_ins] == [(0, 1, 3)]
     assert np.isfinite(stand_ins[0].score)
     assert found.verdicts == {0: "determined", 1: "determined", 3: "uncertain"}
+
+
+def test_the_search_also_starts_from_the_selections_own_support():
+    """Two steps from a support far from the best ({3, 4, 5} against b = G_0 + 0.1 G_1 +
+    noise) the search never reaches {0}, and six supports are left within reach of the best
+    it found; started from {0} as well it finds {0} and only that."""
+    rng = np.random.default_rng(0)
+    G = rng.normal(size=(300, 6))
+    b = G[:, 0] + 0.1 * G[:, 1] + 0.5 * rng.normal(size=300)
+    far = judge(G, b, [3, 4, 5], seed=0, floors=False)
+    assert len(far.alternatives) == 6 and far.verdicts[3] == "uncertain"
+    both = judge(G, b, [3, 4, 5], seed=0, floors=False, start=[[0]])
+    assert both.verdicts == {0: "determined"}
+    assert [a.support for a in both.alternatives] == [(0,)]

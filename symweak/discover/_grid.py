@@ -302,9 +302,10 @@ def _preferred(problem, config, designs, fits, ties) -> dict:
             ", ".join(lib[j].short() for j in support),
             ", ".join(t.short() for t in fits[lhs][0]),
         )
+        selected = tuple(int(j) for j in np.flatnonzero(fit.coef))
         fits[lhs] = (
             {lib[j]: float(coef[j]) for j in support},
-            replace(fit, coef=coef, residual=residual),
+            replace(fit, coef=coef, residual=residual, selected=selected),
         )
     return fits
 
@@ -354,6 +355,7 @@ def _records(problem, config, designs, fits, others, tests) -> list[FitRecord]:
                 seed=child_seed(problem.seed, "verdicts") + e,
                 rhs=fits[lhs][0],
                 apart=apart(lib),
+                start=[fit.selected] if fit.selected else (),
             )
         records.append(record)
     return records

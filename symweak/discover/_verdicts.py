@@ -41,13 +41,26 @@ def printed_terms(lhs, term) -> dict:
 
 
 def judge_equation(
-    lhs, lib, G, b, coef, record, *, how, constraints, seed: int, rhs=None, apart=None
+    lhs,
+    lib,
+    G,
+    b,
+    coef,
+    record,
+    *,
+    how,
+    constraints,
+    seed: int,
+    rhs=None,
+    apart=None,
+    start=(),
 ) -> None:
     """Fill ``record.verdicts``, ``record.alternatives``, ``record.floors`` and
     ``record.excluded`` for one equation: ``lib`` its candidate terms, ``G``/``b`` its weak
     system (NumPy, columns as ``lib``), ``coef`` the fit's coefficients (0 outside the
     support), ``rhs`` the returned ``{term: coefficient}`` (shown for the alternative that
-    is the returned equation; ``apart``: columns never judged together, as
+    is the returned equation; ``apart``: columns never judged together, and ``start``: more
+    supports to search from (the selection's own where the data preferred another), as
     :func:`symweak.regress.judge` takes them)."""
     coef = np.asarray(coef, dtype=float)
     if len(coef) != len(lib) or not len(lib):
@@ -60,6 +73,7 @@ def judge_equation(
         keep=kept_indices(lib, constraints),
         seed=seed,
         apart=apart,
+        start=start,
     )
     names = [printed_terms(lhs, t) for t in lib]
     chosen = tuple(int(j) for j in np.flatnonzero(coef))

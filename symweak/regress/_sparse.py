@@ -31,6 +31,9 @@ class Fit:
     path: list[dict] = field(default_factory=list)
     #: stability selection: each column's inclusion probability over the resamples
     probabilities: np.ndarray | None = None
+    #: the selection's own support (columns) where the fit was replaced by the one the
+    #: verdicts prefer: their search starts from both
+    selected: tuple | None = None
 
     @property
     def support(self) -> np.ndarray:

@@ -218,13 +218,16 @@ def judge(
     reach: float = REACH,
     floors: bool = True,
     apart: Mapping[int, Sequence[int]] | None = None,
+    start: Sequence[Sequence[int]] = (),
 ) -> Judgement:
     """The alternatives to ``chosen`` (column indices) on ``G ξ = b``, a verdict per column
     that appears in any of them, and the detection floor of each column not determined
     (``floors``: the uncertain ones; ``excluded``: every other). ``apart``: ``{j: columns}``
     never in one support with column j (a function judged only in place of its polynomial
     stand-in, never beside it: −8.5 u + 8.2 sin u is u − 1.4 u³ in disguise); a support
-    holding part of j's stand-in also has j in its place as a neighbour."""
+    holding part of j's stand-in also has j in its place as a neighbour. ``start``: more
+    supports the search starts from beside ``chosen`` (the selection's own, where the
+    returned equation is another), so that the verdicts do not hang on which one it was."""
     G, b = _check(G, b)
     S = G.shape[1]
     weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
@@ -238,9 +241,10 @@ def judge(
             scored[s] = halves.scores(s, float(weights[list(s)].sum()))
         return scored[s]
 
-    frontier = {chosen_key}
-    score(chosen_key)
-    within: set = {chosen_key}
+    frontier = {chosen_key} | {tuple(sorted({int(j) for j in s} | kept)) for s in start}
+    for s in frontier:
+        score(s)
+    within: set = set(frontier)
     for _ in range(STEPS):
         grown = _grown(frontier, S, kept, apart)
         for s in grown:

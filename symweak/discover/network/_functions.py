@@ -64,11 +64,12 @@ def adopt_functions(state, cands, system, results, readable):
         residual = float(np.linalg.norm(G[:, wide] @ coef - b[:, e]) / np.linalg.norm(b[:, e]))
         before = set(np.flatnonzero(fit.coef))
         n = len(cols[e])
+        selected = tuple(int(j) for j in sorted(before))
         if any(j >= n for j in support):
-            new = Fit(coef, residual, fit.threshold, fit.method)
+            new = Fit(coef, residual, fit.threshold, fit.method, selected=selected)
             cols[e] = wide
         else:
-            new = Fit(coef[:n], residual, fit.threshold, fit.method)
+            new = Fit(coef[:n], residual, fit.threshold, fit.method, selected=selected)
         results[lhs] = ({lib[j]: float(coef[j]) for j in support}, new)
         changed = True
         log.info(

@@ -155,6 +155,7 @@ def fit_records(state, cands, system, others, results, readable, overlap=None) -
                 seed=child_seed(state.problem.seed, "verdicts") + e,
                 rhs=results[lhs][0],
                 apart=apart(lib),
+                start=[fit.selected] if fit.selected else (),
             )
         records.append(record)
     return records
