@@ -305,3 +305,34 @@ def test_the_search_also_starts_from_the_selections_own_support():
     both = judge(G, b, [3, 4, 5], seed=0, floors=False, start=[[0]])
     assert both.verdicts == {0: "determined"}
     assert [a.support for a in both.alternatives] == [(0,)]
+
+
+@pytest.mark.parametrize(
+    "equation, expected",
+    [
+        (
+            "u_t = -2.6638*u + 3.1698*sin(u) + 0.0492*u_xx + 0.0501*u_yy",
+            "u_t: sin(u) and u largely cancel (together 0.506*u - 0.528*u^3 + … to third "
+            "order): sin(u) may be standing in for a polynomial these data cannot tell it "
+            "from; compare res.alternatives.",
+        ),
+        (
+            "u_t = 2*u - 2.2*tanh(u) + 0.1*u^3",
+            "u_t: tanh(u) and u largely cancel (together -0.2*u + 0.833*u^3 + … to third "
+            "order): tanh(u) may be standing in for a polynomial these data cannot tell it "
+            "from; compare res.alternatives.",
+        ),
+        ("u_t = -1.381*u - 1.029*v + 2.537*sin(u)", None),  # 1.16 of 2.54 is left: no
+        ("u_t = 0.6*sin(u) + 0.08*u_xx", None),
+        ("u_t = -0.3*u + 0.08*d_x(sin(u))", None),  # another multi-index: not its series
+    ],
+)
+def test_a_function_beside_cancelling_terms_of_its_own_series_is_named(equation, expected):
+    """Allen–Cahn 2-D's bistable reaction read as −2.66 u + 3.17 sin u: a cubic written with
+    sin u, which a person should not read as a sine law."""
+    from symweak.discover._readings import cancelling
+
+    assert cancelling(parse_equation(equation)) == expected
+    res = _result()
+    res.system = System([parse_equation(equation)])
+    assert (expected in res.warnings()) == (expected is not None)

@@ -290,3 +290,76 @@ def _and(names) -> str:
 
 def _g(value: float, digits: int) -> str:
     return f"{value:.{digits}g}"
+
+
+#: a function and the monomials of its own expansion beside it "largely cancel" when their
+#: combined leading coefficient is below this share of the larger part
+CANCEL_SHARE = 1 / 3
+
+
+def cancelling(equation) -> str | None:
+    """A sentence for an equation that holds a function of a field beside monomials of its
+    own Taylor series whose coefficients largely cancel (−2.66 u + 3.17 sin u is
+    0.51 u − 0.53 u³ + … : a cubic written with sin u), else None. The first such pair."""
+    import sympy
+
+    from ..ir import function_applications
+
+    rhs = equation.rhs
+    for t, ct in rhs.items():
+        if not function_applications(t.F) or t.F.atoms(sympy.Derivative) or not t.fields:
+            continue
+        fields = list(t.fields)
+        eps = sympy.Symbol("eps")
+        scaled = {f: eps * f for f in fields}
+        series = sympy.series(t.F.subs(scaled), eps, 0, 4).removeO()
+        taylor = sympy.Poly(sympy.expand(series.subs(eps, 1)), *fields)
+        own, stand = {}, []
+        for s, cs in rhs.items():
+            if s is t or s.alpha != t.alpha or function_applications(s.F):
+                continue
+            if s.F.atoms(sympy.Derivative) or not set(s.fields) <= set(fields):
+                continue
+            if not s.F.is_polynomial(*fields):
+                continue
+            monomial = sympy.Poly(s.F, *fields)
+            if len(monomial.terms()) != 1:
+                continue
+            k = float(taylor.coeff_monomial(monomial.monoms()[0]))
+            if k == 0.0:
+                continue
+            stand.append(s)
+            mine, theirs = float(ct) * k * monomial.coeffs()[0], float(cs)
+            if mine * theirs < 0 and abs(mine + theirs) < CANCEL_SHARE * max(
+                abs(mine), abs(theirs)
+            ):
+                own[s] = (mine, theirs)
+        if not own:
+            continue
+        together = sympy.expand(
+            float(ct) * taylor.as_expr() + sum(float(rhs[s]) * s.F for s in stand)
+        )
+        names = [Equation(equation.lhs, {s: 1.0}).short().split(" = ")[1] for s in own]
+        name = Equation(equation.lhs, {t: 1.0}).short().split(" = ")[1]
+        return (
+            f"{equation.lhs.short()}: {name} and {', '.join(names)} largely cancel (together "
+            f"{_three(together, fields)} + … to third order): {name} may be standing in for a "
+            "polynomial these data cannot tell it from; compare res.alternatives."
+        )
+    return None
+
+
+def _three(expr, fields) -> str:
+    """The polynomial ``expr`` in ``fields`` as the grammar writes terms (0.506*u -
+    0.528*u^3), coefficients to three significant digits."""
+    import sympy
+
+    from ..ir import field_name
+
+    names = [field_name(f) for f in fields]
+    parts = []
+    for powers, c in sorted(sympy.Poly(expr, *fields).terms(), key=lambda p: sum(p[0])):
+        factors = [n if k == 1 else f"{n}^{k}" for n, k in zip(names, powers) if k]
+        parts.append((float(c), "*".join(factors) or "1"))
+    text = " ".join(f"{'-' if c < 0 else '+'} {abs(c):.3g}*{m}" for c, m in parts)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]

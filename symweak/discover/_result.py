@@ -13,7 +13,7 @@ import sympy
 from .._errors import SymweakError
 from ..ir import Equation, System
 from ._history import History
-from ._readings import Alternative, ParetoEquation, Readings, _and, _g
+from ._readings import Alternative, ParetoEquation, Readings, _and, _g, cancelling
 from ._simulate import Simulation
 
 __all__ = ["UNEXPLAINED_WARNING", "Alternative", "Discovery", "ParetoEquation", "Simulation"]
@@ -128,8 +128,9 @@ class Discovery(Readings):
 
     def warnings(self) -> list[str]:
         """Plain-language warnings about the result (one per equation that leaves more than
-        :data:`UNEXPLAINED_WARNING` of its left-hand side unexplained); ``discover`` logs
-        them and ``summary`` prints them."""
+        :data:`UNEXPLAINED_WARNING` of its left-hand side unexplained, one per equation with
+        uncertain terms, one per equation with a function beside largely cancelling terms of
+        its own Taylor series); ``discover`` logs them and ``summary`` prints them."""
         per = self.unexplained
         if not isinstance(per, dict):
             per = {self.system[0].lhs.short(): per}
@@ -160,6 +161,7 @@ class Discovery(Readings):
                 text += f"; they would not detect {_and(sizes)}"
             out.append(text + ".")
         out.extend(_contradicted(lhs, *both) for lhs, both in self.disagreements().items())
+        out.extend(text for text in map(cancelling, self.system) if text)
         symmetry = getattr(self.history, "symmetry", None) if self.history else None
         if symmetry and symmetry.get("kept") == "symmetric":
             out.append(_symmetric(symmetry))
