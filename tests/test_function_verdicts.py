@@ -12,7 +12,7 @@ import sympy
 import torch
 
 from symweak.discover.network._extract import Candidates, verdict_terms
-from symweak.discover.network._functions import adopt_functions
+from symweak.discover.network._functions import adopt_preferred
 from symweak.ir import Term
 from symweak.regress import Fit, refit_support
 
@@ -43,7 +43,7 @@ def test_verdict_terms_are_the_functions_hidden_by_the_shape_tolerance(field_max
 def _adopt(poly_truth: bool, noise: float, seed: int, chosen=(0, 1, 3), truth=None, fit=False):
     """A weak system whose d_x(eᵘ) column is its cubic expansion's plus a part h, the fit
     chosen from the polynomial columns (u_x, d_x(u²), u_xx, as the selection returns when
-    the noise hides h), and what :func:`adopt_functions` makes of it."""
+    the noise hides h), and what :func:`adopt_preferred` makes of it."""
     rng = np.random.default_rng(seed)
     P, h = rng.standard_normal((300, 4)), rng.standard_normal(300)
     g = P[:, 0] + 0.5 * P[:, 1] + P[:, 2] / 6 + 0.1 * h
@@ -64,7 +64,7 @@ def _adopt(poly_truth: bool, noise: float, seed: int, chosen=(0, 1, 3), truth=No
     )  # fmt: skip
     results = {LHS: ({LIB[j]: coef[j] for j in chosen}, Fit(coef, 0.1, None, "mstls+tls"))}
     system = (torch.tensor(G), torch.tensor(b[:, None]))
-    out, after = adopt_functions(state, cands, system, results, None)
+    out, after = adopt_preferred(state, cands, system, results, None)
     rhs = {k.short(): v for k, v in out[LHS][0].items()}
     return (rhs, after, out[LHS][1]) if fit else (rhs, after)
 

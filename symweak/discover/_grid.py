@@ -270,7 +270,7 @@ def _run(problem, config) -> tuple[list[Equation], History]:
 def _preferred(problem, config, designs, fits, ties) -> dict:
     """``fits`` with each equation whose support the verdicts put out of reach of their
     best refitted on that best (as on the network path,
-    :func:`.network._functions.adopt_functions`); equations tied by ``pair`` rules and
+    :func:`.network._functions.adopt_preferred`); equations tied by ``pair`` rules and
     runs without verdicts (``uncertainty=False``) are left as they are."""
     from .network._functions import preferred_support
 

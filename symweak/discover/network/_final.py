@@ -40,7 +40,7 @@ from .._settings import (
     FINAL_TEST_RATIO,
 )
 from ._correction import residual_correction
-from ._functions import adopt_functions
+from ._functions import adopt_preferred
 from ._records import fit_records
 from ._selection import open_terms, prefer_readable, select
 
@@ -150,7 +150,7 @@ def run(state, cands) -> list[Equation]:
     if cfg.reporting.uncertainty:
         overlap = tests[source.removesuffix("+data")].overlap
     results, _ = select(state, cands, *system, refit=made, readable=only_readable)
-    results, cands = adopt_functions(state, cands, system, results, only_readable)
+    results, cands = adopt_preferred(state, cands, system, results, only_readable)
     history.phases["final"] = FinalRecord(
         seconds=time.perf_counter() - start,
         tests=chosen,

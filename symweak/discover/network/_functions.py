@@ -27,12 +27,12 @@ from ..._seeds import child_seed
 from ...regress import Fit, judge, refit_support, term_complexity
 from .._library import EXPANSION_DEGREE, kept_indices, polynomial_alternatives
 
-__all__ = ["adopt_functions", "apart", "preferred_support"]
+__all__ = ["adopt_preferred", "apart", "preferred_support"]
 
 log = logging.getLogger("symweak")
 
 
-def adopt_functions(state, cands, system, results, readable):
+def adopt_preferred(state, cands, system, results, readable):
     """``(results, cands)`` with each equation whose support the verdicts do not count
     among the equations the data cannot tell apart refitted (total least squares, as the
     fit was) on the support they prefer; an equation that then holds one of its
