@@ -206,6 +206,38 @@ def _within(diffs: np.ndarray, reach: float) -> tuple[bool, float]:
     return margin >= 0.0, margin
 
 
+def _score(halves, weights, s: tuple, scored: dict) -> np.ndarray:
+    scored[s] = halves.scores(s, float(weights[list(s)].sum()))
+    return scored[s]
+
+
+def _search(halves, weights, starts, S: int, kept: set, apart, reach: float):
+    """Score the ``starts`` and up to ``STEPS`` rounds of neighbours of the supports within
+    reach of the best: ``(scores by support, the supports judged)``. A start holding a
+    function beside its stand-in is searched from but not judged (never the best, never an
+    alternative)."""
+    scored: dict[tuple, np.ndarray] = {}
+    frontier = {tuple(sorted({int(j) for j in s} | kept)) for s in starts}
+    for s in frontier:
+        _score(halves, weights, s, scored)
+    within: set = set(frontier)
+
+    def judged() -> list:
+        return [s for s in scored if _allowed(s, apart)] or list(scored)
+
+    for _ in range(STEPS):
+        for s in _grown(frontier, S, kept, apart):
+            if s not in scored:
+                _score(halves, weights, s, scored)
+        best = min(judged(), key=lambda s: scored[s].mean())
+        new = {s for s in scored if _within(scored[s] - scored[best], reach)[0]} - within
+        within |= new
+        frontier = new
+        if not frontier:
+            break
+    return scored, judged()
+
+
 def judge(
     G,
     b,
@@ -225,7 +257,8 @@ def judge(
     (``floors``: the uncertain ones; ``excluded``: every other). ``apart``: ``{j: columns}``
     never in one support with column j (a function judged only in place of its polynomial
     stand-in, never beside it: −8.5 u + 8.2 sin u is u − 1.4 u³ in disguise); a support
-    holding part of j's stand-in also has j in its place as a neighbour. ``start``: more
+    holding part of j's stand-in also has j in its place as a neighbour, and a chosen one
+    holding both is searched from but is never the best nor an alternative. ``start``: more
     supports the search starts from beside ``chosen`` (the selection's own, where the
     returned equation is another), so that the verdicts do not hang on which one it was."""
     G, b = _check(G, b)
@@ -233,31 +266,15 @@ def judge(
     weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
     kept = {int(k) for k in keep}
     halves = _Halves(G, b, resamples, seed)
-    chosen_key = tuple(sorted({int(j) for j in chosen} | kept))
-    scored: dict[tuple, np.ndarray] = {}
+    starts = [chosen, *start]
+    scored, judged = _search(halves, weights, starts, S, kept, apart, reach)
+    best = min(judged, key=lambda s: scored[s].mean())
 
-    def score(s):
-        if s not in scored:
-            scored[s] = halves.scores(s, float(weights[list(s)].sum()))
-        return scored[s]
+    def _mean(s) -> float:  # a stand-in beside the last round's best may not be scored yet
+        return float((scored[s] if s in scored else _score(halves, weights, s, scored)).mean())
 
-    frontier = {chosen_key} | {tuple(sorted({int(j) for j in s} | kept)) for s in start}
-    for s in frontier:
-        score(s)
-    within: set = set(frontier)
-    for _ in range(STEPS):
-        grown = _grown(frontier, S, kept, apart)
-        for s in grown:
-            score(s)
-        best = min(scored, key=lambda s: scored[s].mean())
-        new = {s for s in scored if _within(scored[s] - scored[best], reach)[0]} - within
-        within |= new
-        frontier = new
-        if not frontier:
-            break
-    best = min(scored, key=lambda s: scored[s].mean())
     found = []
-    for s in scored:
+    for s in judged:
         ok, margin = _within(scored[s] - scored[best], reach)
         if ok:
             found.append((s, margin))
@@ -265,7 +282,7 @@ def judge(
     found = [(s, m, "fit") for s, m in found[:MAX_ALTERNATIVES]]
     found += [f for f in _stand_ins(halves, best, S, found, scored) if _allowed(f[0], apart)]
     alternatives = [
-        Alternative(s, _coef(G, b, s), halves.held_out(s), float(m), float(score(s).mean()), why)
+        Alternative(s, _coef(G, b, s), halves.held_out(s), float(m), _mean(s), why)
         for s, m, why in found
     ]
     supports = [set(a.support) for a in alternatives]
