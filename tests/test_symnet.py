@@ -77,6 +77,38 @@ def test_large_fields_enter_the_network_divided_by_a_power_of_ten():
         SymNet([U], parse_operators("*"), input_scale=[0.0])
 
 
+def test_nested_exp_stays_finite_and_the_search_gets_gradients():
+    """exp of exp in three layers: 2 -> e^8 -> e^(2 e^8) overflowed float32 (inf, then NaN
+    through the weak form, and discover stopped on a NaN in fix_architecture); the network's
+    exp takes its argument up to EXP_CEILING, below which it is exp itself."""
+    from symweak.symnet._network import EXP_CEILING
+
+    net = SymNet([U], parse_operators("exp"), nodes_per_op=1, depth=3, counts=(1,),
+                 dtype=torch.float32)  # fmt: skip
+    with torch.no_grad():
+        for w in net.weights:
+            w.fill_(4.0)
+        net.beta[2] = 10.0  # all three layers
+    assert net.fix_architecture() == {"depth": 3, "layers": [{"exp": 1}] * 3}
+    u = torch.tensor([[0.5], [2.0]], requires_grad=True)
+    out = net(u)
+    assert torch.isfinite(out).all()
+    assert out[1, 0].item() == pytest.approx(float(torch.exp(torch.tensor(EXP_CEILING))))
+    assert out[0, 0].item() == pytest.approx(float(torch.exp(torch.tensor(EXP_CEILING))))
+    out.sum().backward()
+    assert torch.isfinite(u.grad).all()
+    with torch.no_grad():
+        net.alpha.fill_(float("nan"))
+    with pytest.raises(SymweakError, match="The architecture search diverged: its operator"):
+        net.fix_architecture()
+    small = SymNet([U], parse_operators("exp"), nodes_per_op=1, depth=1, counts=(1,))
+    small.fix_architecture()
+    assert small(torch.tensor([[0.3]], dtype=torch.float64)).item() == pytest.approx(
+        float(torch.exp(torch.tensor(small.weights[0].item() * 0.3, dtype=torch.float64))),
+        rel=1e-12,
+    )
+
+
 def test_snapping_and_taylor():
     assert snap_arguments(sympy.sin(sympy.Float(0.98) * U + sympy.Float(0.01))) == sympy.sin(U)
     series = taylor_small_arguments(sympy.sin(sympy.Float(0.1) * U), {"u": 1.0})

@@ -34,6 +34,16 @@ __all__ = ["SymNet", "field_scales"]
 #: overflowed and discover stopped on a NaN); inside it they enter as given
 FIELD_RANGE = 100.0
 
+#: the network's exp takes its argument up to this value (e^20 ≈ 4.9e8): nested in three
+#: layers, exp of exp overflowed float32 at the initial weights (a bistable field with
+#: |u| up to 3.6, ops "+,-,*,exp") and the search stopped on a NaN; no term of a PDE fitted
+#: to data of ordinary size needs more. The candidate library's eᵘ is not bounded.
+EXP_CEILING = 20.0
+
+
+def _bounded_exp(a: torch.Tensor) -> torch.Tensor:
+    return torch.exp(torch.clamp(a, max=EXP_CEILING))
+
 
 def field_scales(values) -> list[float]:
     """Per field (the columns of ``values``, shape (N, h)), the power of ten it is divided by
@@ -105,8 +115,9 @@ class SymNet(nn.Module):
         self.y_symbols = [sympy.Symbol(f"y{j}") for j in range(self.slots)]
         self.node_exprs = self._operator_exprs(self.y_symbols)
         self.op_layer = compile_expressions(
-            self.node_exprs, self.y_symbols, dtype=dtype, trainable=False
-        )
+            self.node_exprs, self.y_symbols, dtype=dtype, trainable=False,
+            user_ops={"exp": _bounded_exp},
+        )  # fmt: skip
         self.fixed: dict | None = None  # {"depth": L, "counts": [[n_i per type] per layer]}
 
     # ------------------------------------------------------------------ structure
@@ -151,6 +162,12 @@ class SymNet(nn.Module):
         pick by noise, so the expected count Σ_j α̂_j K_j (rounded up) is used and pruning
         removes what is not needed. The depth is argmax β̂.
         """
+        if not (torch.isfinite(self.alpha).all() and torch.isfinite(self.beta).all()):
+            raise SymweakError(
+                "The architecture search diverged: its operator weights are not finite (an "
+                "operator overflowed on these data). Try an operator set without the fastest-"
+                "growing operator (exp, ^4), fewer layers (depth=2), or fields of order one."
+            )
         k = torch.tensor(self.counts, dtype=self.alpha.dtype, device=self.alpha.device)
         with torch.no_grad():
             probs = torch.softmax(self.alpha, dim=-1)  # (L, types, counts)
