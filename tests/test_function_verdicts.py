@@ -167,6 +167,22 @@ def test_a_selection_with_a_function_beside_its_stand_in_is_judged_without_it():
     assert best.coef[[0, 2, 3]] == pytest.approx([0.7, -0.4, 0.3], rel=0.05)
 
 
+def test_a_kept_term_stands_in_for_no_function():
+    """``keep: u^3`` puts u³ in every support, so sin u is judged beside it (it would
+    otherwise be judged nowhere) and no alternative loses the kept term."""
+    from symweak.regress import judge
+
+    rng = np.random.default_rng(2)
+    P, h = rng.standard_normal((300, 4)), rng.standard_normal(300)
+    G = np.column_stack([P, P[:, 0] - P[:, 2] / 6 + 0.3 * h])
+    b = 0.8 * G[:, 4] + 0.2 * P[:, 2] + 0.1 * P[:, 3] + 0.005 * rng.standard_normal(300)
+    found = judge(G, b, [2, 3, 4], seed=0, keep=[2], apart={4: [0, 1, 2]})
+    assert found.verdicts == {2: "determined", 3: "determined", 4: "determined"}
+    assert all(2 in a.support for a in found.alternatives)
+    best = max(found.alternatives, key=lambda a: a.margin)
+    assert best.coef[[2, 3, 4]] == pytest.approx([0.2, 0.1, 0.8], rel=0.05)
+
+
 def test_the_grid_path_returns_the_support_the_data_prefer():
     """The full-grid path's fits go through the same check: a support with a wrong term
     for a true one comes back as the data prefer it (refitted by total least squares as

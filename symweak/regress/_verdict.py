@@ -206,6 +206,16 @@ def _within(diffs: np.ndarray, reach: float) -> tuple[bool, float]:
     return margin >= 0.0, margin
 
 
+def _unkept(apart, kept: set):
+    """``apart`` without the kept columns (``keep:``): a term the user keeps is in every
+    support, so it stands in for no function (sin u is judged beside a kept u³), and a kept
+    function is judged beside its own expansion."""
+    if not apart:
+        return apart
+    out = {int(j): [c for c in cols if c not in kept] for j, cols in apart.items() if j not in kept}
+    return {j: cols for j, cols in out.items() if cols} or None
+
+
 def _score(halves, weights, s: tuple, scored: dict) -> np.ndarray:
     scored[s] = halves.scores(s, float(weights[list(s)].sum()))
     return scored[s]
@@ -258,13 +268,15 @@ def judge(
     never in one support with column j (a function judged only in place of its polynomial
     stand-in, never beside it: −8.5 u + 8.2 sin u is u − 1.4 u³ in disguise); a support
     holding part of j's stand-in also has j in its place as a neighbour, and a chosen one
-    holding both is searched from but is never the best nor an alternative. ``start``: more
+    holding both is searched from but is never the best nor an alternative (columns in
+    ``keep`` are exempt). ``start``: more
     supports the search starts from beside ``chosen`` (the selection's own, where the
     returned equation is another), so that the verdicts do not hang on which one it was."""
     G, b = _check(G, b)
     S = G.shape[1]
     weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
     kept = {int(k) for k in keep}
+    apart = _unkept(apart, kept)
     halves = _Halves(G, b, resamples, seed)
     starts = [chosen, *start]
     scored, judged = _search(halves, weights, starts, S, kept, apart, reach)
