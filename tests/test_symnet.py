@@ -109,6 +109,32 @@ def test_nested_exp_stays_finite_and_the_search_gets_gradients():
     )
 
 
+def test_a_user_registered_exp_is_the_one_the_network_uses():
+    """The network bounds only the built-in exp: an exp the user registered (here one
+    clipped at 5) is used as written."""
+    import math
+
+    from symweak import register_operator
+    from symweak.operators import unregister_operator
+
+    try:
+        register_operator("exp", 1, sympy.exp, lambda t: torch.exp(torch.clamp(t, max=5.0)))
+        net = SymNet([U], parse_operators("exp"), nodes_per_op=1, depth=1, counts=(1,))
+        with torch.no_grad():
+            net.weights[0].fill_(1.0)
+        net.fix_architecture()
+        assert net(torch.tensor([[30.0]], dtype=torch.float64)).item() == pytest.approx(
+            math.exp(5.0)
+        )
+    finally:
+        unregister_operator("exp")
+    net = SymNet([U], parse_operators("exp"), nodes_per_op=1, depth=1, counts=(1,))
+    with torch.no_grad():
+        net.weights[0].fill_(1.0)
+    net.fix_architecture()
+    assert net(torch.tensor([[30.0]], dtype=torch.float64)).item() == pytest.approx(math.exp(20.0))
+
+
 def test_snapping_and_taylor():
     assert snap_arguments(sympy.sin(sympy.Float(0.98) * U + sympy.Float(0.01))) == sympy.sin(U)
     series = taylor_small_arguments(sympy.sin(sympy.Float(0.1) * U), {"u": 1.0})

@@ -217,7 +217,9 @@ def _unkept(apart, kept: set):
 
 
 def _score(halves, weights, s: tuple, scored: dict) -> np.ndarray:
-    scored[s] = halves.scores(s, float(weights[list(s)].sum()))
+    """Support ``s``'s scores over the halves, computed once and kept in ``scored``."""
+    if s not in scored:
+        scored[s] = halves.scores(s, float(weights[list(s)].sum()))
     return scored[s]
 
 
@@ -237,8 +239,7 @@ def _search(halves, weights, starts, S: int, kept: set, apart, reach: float):
 
     for _ in range(STEPS):
         for s in _grown(frontier, S, kept, apart):
-            if s not in scored:
-                _score(halves, weights, s, scored)
+            _score(halves, weights, s, scored)
         best = min(judged(), key=lambda s: scored[s].mean())
         new = {s for s in scored if _within(scored[s] - scored[best], reach)[0]} - within
         within |= new
@@ -281,10 +282,6 @@ def judge(
     starts = [chosen, *start]
     scored, judged = _search(halves, weights, starts, S, kept, apart, reach)
     best = min(judged, key=lambda s: scored[s].mean())
-
-    def _mean(s) -> float:  # a stand-in beside the last round's best may not be scored yet
-        return float((scored[s] if s in scored else _score(halves, weights, s, scored)).mean())
-
     found = []
     for s in judged:
         ok, margin = _within(scored[s] - scored[best], reach)
@@ -293,8 +290,10 @@ def judge(
     found.sort(key=lambda p: (-p[1], len(p[0])))
     found = [(s, m, "fit") for s, m in found[:MAX_ALTERNATIVES]]
     found += [f for f in _stand_ins(halves, best, S, found, scored) if _allowed(f[0], apart)]
+    # a stand-in beside the last round's best may not have been scored yet
+    means = {s: float(_score(halves, weights, s, scored).mean()) for s, _, _ in found}
     alternatives = [
-        Alternative(s, _coef(G, b, s), halves.held_out(s), float(m), _mean(s), why)
+        Alternative(s, _coef(G, b, s), halves.held_out(s), float(m), means[s], why)
         for s, m, why in found
     ]
     supports = [set(a.support) for a in alternatives]

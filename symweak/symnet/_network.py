@@ -26,6 +26,7 @@ from torch import nn
 from .._errors import SymweakError
 from ..compile import compile_expressions
 from ..grammar import OperatorSet
+from ..operators import torch_functions
 
 __all__ = ["SymNet", "field_scales"]
 
@@ -37,7 +38,8 @@ FIELD_RANGE = 100.0
 #: the network's exp takes its argument up to this value (e^20 ≈ 4.9e8): nested in three
 #: layers, exp of exp overflowed float32 at the initial weights (a bistable field with
 #: |u| up to 3.6, ops "+,-,*,exp") and the search stopped on a NaN; no term of a PDE fitted
-#: to data of ordinary size needs more. The candidate library's eᵘ is not bounded.
+#: to data of ordinary size needs more. The candidate library's eᵘ is not bounded, nor is
+#: an exp the user registered.
 EXP_CEILING = 20.0
 
 
@@ -116,7 +118,7 @@ class SymNet(nn.Module):
         self.node_exprs = self._operator_exprs(self.y_symbols)
         self.op_layer = compile_expressions(
             self.node_exprs, self.y_symbols, dtype=dtype, trainable=False,
-            user_ops={"exp": _bounded_exp},
+            user_ops=None if "exp" in torch_functions()[1] else {"exp": _bounded_exp},
         )  # fmt: skip
         self.fixed: dict | None = None  # {"depth": L, "counts": [[n_i per type] per layer]}
 
