@@ -219,9 +219,11 @@ class Readings:
             )
             lines.extend(
                 f"  {100 * a.held_out:.3g} %  {a.margin:+.3f}  {a.equation.short(digits)}"
-                + {"stand-in": "  (stand-in)", "surrogate": "  (another surrogate's)"}.get(
-                    a.reason, ""
-                )
+                + {
+                    "stand-in": "  (stand-in)",
+                    "floor": "  (below its detection floor)",
+                    "surrogate": "  (another surrogate's)",
+                }.get(a.reason, "")
                 for a in alternatives
             )
         floors = self._per_lhs("floors").get(lhs) or {}
@@ -254,7 +256,9 @@ class Alternative:
     """An equation the data cannot tell apart from the best one: the equation, its relative
     misfit on held-out test functions, the margin by which its score is within reach of the
     best (≥ 0; negative for ``reason="stand-in"``: the best plus a term that the others
-    can stand in for, which the data neither need nor exclude) and the reason."""
+    can stand in for, which the data neither need nor exclude, and for ``reason="floor"``:
+    the best, which couples no neighbouring points, plus a diffusion term the data could
+    hold unseen) and the reason."""
 
     equation: Equation
     held_out: float

@@ -6,6 +6,7 @@ docs/verdicts.md). Stored on the equation's :class:`~._history.FitRecord`."""
 from __future__ import annotations
 
 import numpy as np
+import sympy
 
 from ..ir import Equation
 from ..regress import (
@@ -22,6 +23,7 @@ from ._settings import BOOTSTRAP_RESAMPLES
 
 __all__ = [
     "NOTHING_DETERMINED",
+    "diffusion_columns",
     "judge_equation",
     "printed_terms",
     "record_uncertainty",
@@ -38,6 +40,27 @@ def printed_terms(lhs, term) -> dict:
     """``{name: factor}``: the terms an equation shows for ``term`` (itself, or each
     monomial of a sum: (u² + v²)·v prints as u²·v and v³)."""
     return {t.short(): float(k) for t, k in Equation(lhs, {term: 1.0}).coefficients.items()}
+
+
+def diffusion_columns(lhs, lib) -> dict:
+    """``{j: columns}`` for each diffusion term of the left-hand side's own field in ``lib``
+    (u_xx, u_yy for u_t): ``columns`` are the terms that couple neighbouring points along
+    its axis (any derivative along it, inside F or outside), as
+    :func:`symweak.regress.judge` takes ``diffusion``."""
+    time = set(lhs.order)
+
+    def along(term, axis) -> bool:
+        inside = any(axis in d.variables for d in term.F.atoms(sympy.Derivative))
+        return term.order.get(axis, 0) > 0 or inside
+
+    out = {}
+    for j, term in enumerate(lib):
+        order = term.order
+        if len(order) == 1 and term.F == lhs.F:
+            ((axis, n),) = order.items()
+            if n == 2 and axis not in time:
+                out[j] = [k for k, other in enumerate(lib) if along(other, axis)]
+    return out
 
 
 def judge_equation(
@@ -74,6 +97,7 @@ def judge_equation(
         seed=seed,
         apart=apart,
         start=start,
+        diffusion=diffusion_columns(lhs, lib),
     )
     names = [printed_terms(lhs, t) for t in lib]
     chosen = tuple(int(j) for j in np.flatnonzero(coef))

@@ -42,6 +42,10 @@ STEPS = 2
 #: data cannot exclude even though it explains nothing more: other terms of the support
 #: stand in for it (u³ beside u and u² on data in [0, 1])
 COLLINEAR = 0.3
+#: a diffusion term (``diffusion`` of :func:`judge`) left out of an equation that couples
+#: no neighbouring points along its axis is uncertain, not excluded, when the data could
+#: hold it unseen at this part of the left-hand side (|ξ|·‖G_j‖/‖b‖ at its detection floor)
+UNSEEN = 0.05
 
 
 @dataclass
@@ -56,7 +60,8 @@ class Alternative:
     margin: float
     score: float
     #: "fit": within reach of the best's score; "stand-in": the best plus a term the others
-    #: can stand in for (the data explain as much with it as without, and fix no size for it)
+    #: can stand in for (the data explain as much with it as without, and fix no size for
+    #: it); "floor": the best plus a diffusion term below what the data would detect
     reason: str = "fit"
 
 
@@ -262,6 +267,7 @@ def judge(
     floors: bool = True,
     apart: Mapping[int, Sequence[int]] | None = None,
     start: Sequence[Sequence[int]] = (),
+    diffusion: Mapping[int, Sequence[int]] | None = None,
 ) -> Judgement:
     """The alternatives to ``chosen`` (column indices) on ``G ξ = b``, a verdict per column
     that appears in any of them, and the detection floor of each column not determined
@@ -272,7 +278,12 @@ def judge(
     holding both is searched from but is never the best nor an alternative (columns in
     ``keep`` are exempt). ``start``: more
     supports the search starts from beside ``chosen`` (the selection's own, where the
-    returned equation is another), so that the verdicts do not hang on which one it was."""
+    returned equation is another), so that the verdicts do not hang on which one it was.
+    ``diffusion``: ``{j: columns}``, column j a diffusion term and ``columns`` every term
+    that couples neighbouring points along its axis; when no alternative holds any of them
+    and the data could hold j unseen at :data:`UNSEEN` of the left-hand side or more, j is
+    uncertain (an alternative: the best plus j, reason ``"floor"``), not excluded (needs
+    ``floors``)."""
     G, b = _check(G, b)
     S = G.shape[1]
     weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
@@ -311,8 +322,33 @@ def judge(
             if j not in union and np.any(G[:, j])  # an all-zero column says nothing
         }
         part = {j: f * halves.scale[j] / halves.nb for j, f in hidden.items()}
+        unseen = _unseen(diffusion, union, part)
+        for j in unseen:
+            wider = tuple(sorted(set(best) | {j}))
+            diffs = _score(halves, weights, wider, scored) - scored[best]
+            out.alternatives.append(
+                Alternative(wider, _coef(G, b, wider), halves.held_out(wider),
+                            -float(diffs.mean()), float(scored[wider].mean()), "floor")
+            )  # fmt: skip
+            out.verdicts[j] = "uncertain"
+            out.floors[j] = hidden.pop(j)
         out.excluded = {j: hidden[j] for j in sorted(hidden, key=lambda j: (-part[j], j))}
     return out
+
+
+def _unseen(diffusion, union: set, part: dict) -> list:
+    """The diffusion columns left out of an equation that couples no points along their
+    axis (no column of ``diffusion[j]`` in any alternative) which the data could hold
+    unseen at :data:`UNSEEN` of the left-hand side or more: a weak diffusion beside a
+    strong reaction is what noisy data lose first (tanh damping at σ 0.2: u_xx holds 3 %
+    of u_t and could hold 10 % unseen), and an equation without it is no settled answer."""
+    if not diffusion:
+        return []
+    return [
+        int(j)
+        for j, cols in diffusion.items()
+        if j in part and part[j] >= UNSEEN and not union & set(cols)
+    ]
 
 
 def _stand_ins(halves: _Halves, best: tuple, S: int, found, scored) -> list:
