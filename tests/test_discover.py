@@ -88,6 +88,10 @@ def test_system_nls_returns_equations_per_lhs():
     assert set(res.alternatives) == {"u_t", "v_t"} and res.detection_floor == {}
     assert [a.equation for a in res.alternatives["v_t"]] == [res.system[1]]
     assert set(res.uncertainty["u_t"]) == {"u^2*v", "v^3", "v_xx"}
+    # clean data: each interval reaches 2 % of its coefficient either side, no less
+    for term in res.uncertainty["u_t"].values():
+        c, (lo, hi) = term["coefficient"], term["interval"]
+        assert lo <= c - 0.0199 * abs(c) and hi >= c + 0.0199 * abs(c)
 
 
 def test_constraints_forbid_keep_add(burgers):

@@ -8,6 +8,10 @@ import numpy as np
 import pytest
 
 from symweak import SymweakError
+from symweak.discover._history import FitRecord
+from symweak.discover._settings import INTERVAL_PRECISION
+from symweak.discover._verdicts import widen_to_precision
+from symweak.grammar import parse_equation
 from symweak.regress import bootstrap_intervals, drop_one, pareto_front
 
 TRUE = np.array([1.0, -0.5, 0.1, 0.0, 0.0, 0.0])
@@ -146,3 +150,22 @@ def test_drop_one_prices_each_kept_term_on_the_fronts_halves():
     assert without[3] == held[(0, 2)]  # the same halves and fit as the front's
     assert drop_one(G, b, [0], seed=0, tls=False) == {0: 1.0}  # nothing left to explain b
     assert drop_one(G, b, [], seed=0) == {}
+
+
+def test_intervals_reach_the_precision_floor_around_the_shown_coefficient():
+    assert INTERVAL_PRECISION == 0.02
+    shown = parse_equation("u_t = -0.5*d_x(u^2) + 0.1*u_xx", coords="t,x")
+    fit = FitRecord(
+        lhs="u_t",
+        residual=0.01,
+        method="mstls",
+        # a clean fit's bootstrap: far narrower than the method's own bias; a wide one
+        intervals={"d_x(u^2)": [-0.5004, -0.4999], "u_xx": [0.05, 0.2], "u": [0.0, 0.1]},
+    )
+    widen_to_precision([shown], [fit])
+    assert fit.intervals["d_x(u^2)"] == pytest.approx([-0.51, -0.49])
+    assert fit.intervals["u_xx"] == [0.05, 0.2]  # already wider: unchanged
+    assert fit.intervals["u"] == [0.0, 0.1]  # not in the shown equation: unchanged
+    other = FitRecord(lhs="v_t", residual=0.0, method="mstls", intervals={"u": [1.0, 1.0]})
+    widen_to_precision([shown], [other])  # no equation for v_t: nothing to widen around
+    assert other.intervals == {"u": [1.0, 1.0]}

@@ -16,6 +16,7 @@ from ._config import Config, network_options
 from ._problem import Problem
 from ._result import Discovery
 from ._testfunctions import lattice_axis_ok
+from ._verdicts import widen_to_precision
 
 __all__ = ["METHODS", "PAPER_OPS", "discover"]
 
@@ -179,6 +180,7 @@ def discover(
             log.info("symweak: full-grid fast path on %s", problem.obs.describe().splitlines()[0])
         equations, history = _grid.run(problem, cfg)
         surrogate = None
+    widen_to_precision(equations, history.fits)
     result = Discovery(
         System(equations),
         settings=settings,

@@ -19,7 +19,7 @@ from ..regress import (
     term_complexity,
 )
 from ._library import kept_indices
-from ._settings import BOOTSTRAP_RESAMPLES
+from ._settings import BOOTSTRAP_RESAMPLES, INTERVAL_PRECISION
 
 __all__ = [
     "NOTHING_DETERMINED",
@@ -28,12 +28,29 @@ __all__ = [
     "printed_terms",
     "record_uncertainty",
     "split_interval",
+    "widen_to_precision",
 ]
 
 #: when the best equation leaves more than this part of the left-hand side's weak form
 #: unexplained (held-out halves of the test functions), the data determine no term and
 #: exclude none: every candidate is uncertain (as ``Discovery.warnings`` flags it)
 NOTHING_DETERMINED = 0.5
+
+
+def widen_to_precision(equations, fits) -> None:
+    """Widen each interval of ``fits`` (:class:`~._history.FitRecord` objects, by
+    left-hand side) to reach ``INTERVAL_PRECISION`` of the shown coefficient either side."""
+    by_lhs = {fit.lhs: fit for fit in fits}
+    for eq in equations:
+        fit = by_lhs.get(eq.lhs.short())
+        if fit is None or not fit.intervals:
+            continue
+        for term, c in eq.coefficients.items():
+            name = term.short()
+            if name in fit.intervals:
+                lo, hi = fit.intervals[name]
+                reach = INTERVAL_PRECISION * abs(float(c))
+                fit.intervals[name] = [min(lo, float(c) - reach), max(hi, float(c) + reach)]
 
 
 def printed_terms(lhs, term) -> dict:
