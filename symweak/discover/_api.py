@@ -13,6 +13,7 @@ from .._memory import keep_freed_memory
 from ..grammar import Constraints, OperatorSet
 from ..ir import System, Term
 from ._config import Config, network_options
+from ._pointwise import check_pointwise
 from ._problem import Problem
 from ._result import Discovery
 from ._testfunctions import lattice_axis_ok
@@ -181,6 +182,7 @@ def discover(
         equations, history = _grid.run(problem, cfg)
         surrogate = None
     widen_to_precision(equations, history.fits)
+    check_pointwise(problem.obs, equations, history.fits)
     result = Discovery(
         System(equations),
         settings=settings,

@@ -120,6 +120,10 @@ class FitRecord:
     #: the same for every excluded candidate, those that could hold the largest part of
     #: the left-hand side undetected first
     excluded: dict = field(default_factory=dict)
+    #: an equation that couples no points, checked on the data's own time series at the
+    #: places observed through time: ``{"places", "unexplained", "noise"}``
+    #: (:mod:`symweak.discover._pointwise`)
+    time_series: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -13,6 +13,7 @@ import sympy
 from .._errors import SymweakError
 from ..ir import Equation, System
 from ._history import History
+from ._pointwise import contradicted, said
 from ._readings import Alternative, ParetoEquation, Readings, _and, _g, cancelling
 from ._simulate import Simulation
 
@@ -141,6 +142,11 @@ class Discovery(Readings):
             for lhs, r in per.items()
             if r > UNEXPLAINED_WARNING
         ]
+        out.extend(
+            said(lhs, found)
+            for lhs, found in self._per_lhs("time_series").items()
+            if contradicted(found)
+        )
         alternatives = self._per_lhs("alternatives")
         floors = self._per_lhs("floors")
         for lhs, terms in self.uncertain_terms().items():

@@ -1,0 +1,156 @@
+"""An equation that couples no neighbouring points (u_t = f(u, v, ...)) checked against the
+data themselves, without the surrogate: where the data follow each observed place through
+time (point columns, lattices, grids), the left-hand side's time derivative is read from
+each place's own time series (local quadratics over ``WINDOW`` times) and compared with the
+right-hand side evaluated on the same smoothed values. The weak form sees the data only
+through the surrogate; when the surrogate cannot follow the field between the observed
+places (a pattern whose wavelength is about three column spacings), the selection may keep
+a few reaction terms the surrogate's field supports and call them determined, while the
+data's own time series contradict them. Then the data determine none of its terms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from ..ir import fields_in
+
+__all__ = ["check_pointwise", "contradicted", "said", "time_series_check"]
+
+#: observations per local quadratic along a place's time series (odd)
+WINDOW = 7
+#: places followed at most (every k-th beyond it)
+MAX_PLACES = 2_000
+#: the equation is contradicted when it leaves more than this part of the time derivative
+#: unexplained and more than twice what the noise of that derivative accounts for
+CONTRADICTED = 0.3
+
+
+def _couples(term) -> bool:
+    return bool(term.order) or term.F.has(sympy.Derivative)
+
+
+def _places(obs, time: str) -> list[np.ndarray]:
+    """Indices of the observations at each place observed at ``WINDOW`` or more distinct
+    times, sorted by time (at most ``MAX_PLACES`` places, evenly taken)."""
+    others = [n for n in obs.coord_names if n != time]
+    if not others or time not in obs.coord_names:
+        return []
+    X = np.stack([np.asarray(obs.coords[n], dtype=np.float64) for n in others], axis=1)
+    _, inverse = np.unique(X, axis=0, return_inverse=True)
+    inverse = np.asarray(inverse).ravel()
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.flatnonzero(np.diff(inverse[order])) + 1
+    t = np.asarray(obs.coords[time], dtype=np.float64)
+    places = []
+    for idx in np.split(order, bounds):
+        idx = idx[np.argsort(t[idx], kind="stable")]
+        if len(idx) >= WINDOW and np.all(np.diff(t[idx]) > 0):
+            places.append(idx)
+    if len(places) > MAX_PLACES:
+        places = places[:: int(np.ceil(len(places) / MAX_PLACES))]
+    return places
+
+
+def _local_fits(t: np.ndarray, values: dict) -> tuple[dict, dict, np.ndarray, dict]:
+    """Per window centre: each field's smoothed value and time derivative, the squared
+    norm of the derivative's weights (its noise variance per unit noise variance), and
+    each field's summed squared misfit of the local quadratics."""
+    h = WINDOW // 2
+    centres = np.arange(h, len(t) - h)
+    idx = centres[:, None] + np.arange(-h, h + 1)[None, :]
+    dt = t[idx] - t[centres][:, None]
+    A = np.stack([np.ones_like(dt), dt, dt * dt], axis=-1)
+    P = np.linalg.pinv(A)  # (m, 3, WINDOW)
+    smooth, slope, misfit = {}, {}, {}
+    for name, u in values.items():
+        c = np.einsum("mkw,mw->mk", P, u[idx])
+        smooth[name], slope[name] = c[:, 0], c[:, 1]
+        misfit[name] = float(np.sum((u[idx] - np.einsum("mwk,mk->mw", A, c)) ** 2))
+    return smooth, slope, np.sum(P[:, 1, :] ** 2, axis=1), misfit
+
+
+def time_series_check(obs, lhs, rhs) -> dict | None:
+    """``{"places", "unexplained", "noise"}`` of the equation ``lhs = Σ c·F`` (``rhs``:
+    ``{term: coefficient}``, no term coupling points) on the data's own time series: the
+    part of the time derivative it leaves unexplained, and the part the derivative's noise
+    accounts for (both relative to the derivative's norm). None where it cannot be read
+    (a term that couples points, no place followed through time, a field not observed)."""
+    if len(lhs.order) != 1 or any(_couples(term) for term in rhs):
+        return None
+    ((axis, n),) = lhs.order.items()
+    field = lhs.F
+    if n != 1 or not fields_in(field) or field.func.__name__ not in obs.fields:
+        return None
+    names = {f: f.func.__name__ for term in rhs for f in fields_in(term.F)}
+    if any(name not in obs.fields for name in names.values()):
+        return None
+    places = _places(obs, str(axis))
+    if not places:
+        return None
+    symbols = {f: sympy.Symbol(f"_{name}") for f, name in names.items()}
+    parts = [
+        (float(c), sympy.lambdify(list(symbols.values()), term.F.xreplace(symbols), "numpy"))
+        for term, c in rhs.items()
+    ]
+    lhs_name = field.func.__name__
+    wanted = {lhs_name, *names.values()}
+    t_all = np.asarray(obs.coords[str(axis)], dtype=np.float64)
+    res2 = norm2 = noise2 = misfit = 0.0
+    count = 0
+    for idx in places:
+        values = {name: np.asarray(obs.fields[name], dtype=np.float64)[idx] for name in wanted}
+        smooth, slope, weight, miss = _local_fits(t_all[idx], values)
+        args = [smooth[name] for name in names.values()]
+        fitted = sum(c * np.broadcast_to(f(*args), slope[lhs_name].shape) for c, f in parts)
+        r = slope[lhs_name] - fitted
+        res2 += float(r @ r)
+        norm2 += float(slope[lhs_name] @ slope[lhs_name])
+        noise2 += float(weight.sum())
+        misfit += miss[lhs_name]
+        count += len(weight)
+    if norm2 <= 0 or count == 0:
+        return None
+    variance = misfit / max(count * (WINDOW - 3), 1)  # the local fits' misfit per point
+    return {
+        "places": len(places),
+        "unexplained": float(np.sqrt(res2 / norm2)),
+        "noise": float(np.sqrt(variance * noise2 / norm2)),
+    }
+
+
+def contradicted(found: dict | None) -> bool:
+    """Whether a :func:`time_series_check` reading contradicts its equation."""
+    return bool(found) and found["unexplained"] > max(CONTRADICTED, 2 * found["noise"])
+
+
+def said(lhs: str, found: dict) -> str:
+    """The warning for a contradicted equation."""
+    return (
+        f"{lhs}: the equation couples no neighbouring points, and at the {found['places']} "
+        f"places the data follow through time it leaves {100 * found['unexplained']:.0f} % of "
+        f"{lhs} unexplained (their noise accounts for {100 * found['noise']:.0f} %): the data "
+        "need terms this run did not resolve (the surrogate may not follow the field between "
+        "those places), so they determine none of its terms."
+    )
+
+
+def check_pointwise(obs, equations, fits) -> None:
+    """For each equation that couples no points, record :func:`time_series_check` on its
+    fit record (``record.time_series``); when the data contradict it (more than
+    :data:`CONTRADICTED` of the time derivative unexplained and more than twice the noise's
+    part), every term it was judged on becomes uncertain: the data determine none."""
+    by_lhs = {fit.lhs: fit for fit in fits}
+    for eq in equations:
+        record = by_lhs.get(eq.lhs.short())
+        if record is None:
+            continue
+        found = time_series_check(obs, eq.lhs, eq.coefficients)
+        if found is None:
+            continue
+        record.time_series = found
+        if contradicted(found):
+            terms = [*record.verdicts, *(t for t in record.excluded if t not in record.verdicts)]
+            record.verdicts = {t: "uncertain" for t in terms}
+            record.excluded = {}
