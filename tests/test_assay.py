@@ -136,3 +136,20 @@ def test_plot_draws_what_it_can_and_says_why_not(tmp_path, capsys):
     shown = capsys.readouterr().out
     assert f"wrote {tmp_path / 'b' / 'fields.png'}" in shown
     assert f"wrote {tmp_path / 'b' / 'residuals.png'}" in shown  # data minus the equation
+
+
+@pytest.mark.parametrize("integrator", ["BDF", "LSODA"])
+def test_a_solution_that_blows_up_is_the_integrators_failure_not_a_warning(integrator):
+    """u_t = 2u³ from u ≈ 3 blows up at t ≈ 0.03: LSODA overflowed inside the right-hand
+    side (a numpy RuntimeWarning, an error under this suite's filters) before giving up."""
+    from symweak import Discovery
+    from symweak.grammar import parse_equation
+    from symweak.ir import System
+
+    t, x = np.linspace(0, 1, 21), np.linspace(0, 2 * np.pi, 32, endpoint=False)
+    u = 3 + 0.1 * np.sin(x)[None, :] + 0 * t[:, None]
+    obs = symweak.Observations.from_grid(t=t, x=x, fields={"u": u})
+    res = Discovery(System([parse_equation("u_t = 2*u^3")]), coords=("t", "x"), fields=("u",))
+    stopped = "The simulation failed: the integrator stopped: "
+    with pytest.raises(symweak.SymweakError, match=stopped):
+        res.simulate(obs, periodic=["x"], integrator=integrator)

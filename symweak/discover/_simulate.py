@@ -108,9 +108,15 @@ def simulate(result, obs, *, periodic, integrator, rtol, atol, mirror=()) -> Sim
         if module.LHS[s] == 2
     }
     try:
-        out = module.simulate(
-            initial, t, spacing, method=integrator, rtol=rtol, atol=atol, initial_rate=rate or None
-        )
+        # a solution that blows up overflows inside the right-hand side before some
+        # integrators give up (LSODA): that is the integrator's failure, not a warning
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            out = module.simulate(
+                initial, t, spacing, method=integrator, rtol=rtol, atol=atol,
+                initial_rate=rate or None,
+            )  # fmt: skip
+        if not all(np.all(np.isfinite(v)) for v in out.values()):
+            raise RuntimeError("the integrator stopped: the solution is not finite (it blew up)")
     except (RuntimeError, ValueError) as exc:
         hint = ""
         free = [n for n in order[1:] if n not in periodic]
