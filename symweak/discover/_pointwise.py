@@ -53,30 +53,41 @@ def _places(obs, time: str) -> list[np.ndarray]:
     return places
 
 
-def _local_fits(t: np.ndarray, values: dict) -> tuple[dict, dict, np.ndarray, dict]:
-    """Per window centre: each field's smoothed value and time derivative, the squared
-    norm of the derivative's weights (its noise variance per unit noise variance), and
-    each field's summed squared misfit of the local quadratics."""
-    h = WINDOW // 2
-    centres = np.arange(h, len(t) - h)
+def _quadratics(t: np.ndarray, centres: np.ndarray, h: int):
+    """The local quadratics' design (m, 2h + 1, 3), pseudo-inverse and rows."""
     idx = centres[:, None] + np.arange(-h, h + 1)[None, :]
     dt = t[idx] - t[centres][:, None]
     A = np.stack([np.ones_like(dt), dt, dt * dt], axis=-1)
-    P = np.linalg.pinv(A)  # (m, 3, WINDOW)
-    smooth, slope, misfit = {}, {}, {}
+    return A, np.linalg.pinv(A), idx
+
+
+def _local_fits(t: np.ndarray, values: dict) -> tuple[dict, dict, np.ndarray, dict, dict]:
+    """Per window centre: each field's smoothed value and time derivative, the squared
+    norm of the derivative's weights (its noise variance per unit noise variance), each
+    field's summed squared misfit of the local quadratics, and each field's derivative
+    from the narrower window of ``WINDOW - 2`` times (the two disagree where the series
+    is too sparse in time for a quadratic: a reading error no misfit shows)."""
+    h = WINDOW // 2
+    centres = np.arange(h, len(t) - h)
+    A, P, idx = _quadratics(t, centres, h)
+    _, P2, idx2 = _quadratics(t, centres, h - 1)
+    smooth, slope, misfit, narrow = {}, {}, {}, {}
     for name, u in values.items():
         c = np.einsum("mkw,mw->mk", P, u[idx])
         smooth[name], slope[name] = c[:, 0], c[:, 1]
         misfit[name] = float(np.sum((u[idx] - np.einsum("mwk,mk->mw", A, c)) ** 2))
-    return smooth, slope, np.sum(P[:, 1, :] ** 2, axis=1), misfit
+        narrow[name] = np.einsum("mw,mw->m", P2[:, 1, :], u[idx2])
+    return smooth, slope, np.sum(P[:, 1, :] ** 2, axis=1), misfit, narrow
 
 
 def time_series_check(obs, lhs, rhs) -> dict | None:
     """``{"places", "unexplained", "noise"}`` of the equation ``lhs = Σ c·F`` (``rhs``:
     ``{term: coefficient}``, no term coupling points) on the data's own time series: the
-    part of the time derivative it leaves unexplained, and the part the derivative's noise
-    accounts for (both relative to the derivative's norm). None where it cannot be read
-    (a term that couples points, no place followed through time, a field not observed)."""
+    part of the time derivative it leaves unexplained, and the part the reading's error
+    accounts for (the noise through the local quadratics' misfit, plus the disagreement
+    with a narrower window's reading; both relative to the derivative's norm). None where
+    it cannot be read (a term that couples points, no place followed through time, a field
+    not observed)."""
     if len(lhs.order) != 1 or any(_couples(term) for term in rhs):
         return None
     ((axis, n),) = lhs.order.items()
@@ -97,11 +108,12 @@ def time_series_check(obs, lhs, rhs) -> dict | None:
     lhs_name = field.func.__name__
     wanted = {lhs_name, *names.values()}
     t_all = np.asarray(obs.coords[str(axis)], dtype=np.float64)
-    res2 = norm2 = noise2 = misfit = 0.0
+    res2 = norm2 = noise2 = misfit = spread2 = 0.0
     count = 0
     for idx in places:
         values = {name: np.asarray(obs.fields[name], dtype=np.float64)[idx] for name in wanted}
-        smooth, slope, weight, miss = _local_fits(t_all[idx], values)
+        smooth, slope, weight, miss, narrow = _local_fits(t_all[idx], values)
+        spread2 += float(np.sum((slope[lhs_name] - narrow[lhs_name]) ** 2))
         args = [smooth[name] for name in names.values()]
         fitted = sum(c * np.broadcast_to(f(*args), slope[lhs_name].shape) for c, f in parts)
         r = slope[lhs_name] - fitted
@@ -116,7 +128,7 @@ def time_series_check(obs, lhs, rhs) -> dict | None:
     return {
         "places": len(places),
         "unexplained": float(np.sqrt(res2 / norm2)),
-        "noise": float(np.sqrt(variance * noise2 / norm2)),
+        "noise": float(np.sqrt((variance * noise2 + spread2) / norm2)),
     }
 
 
