@@ -151,8 +151,9 @@ def said(lhs: str, found: dict) -> str:
 def check_pointwise(obs, equations, fits) -> None:
     """For each equation that couples no points, record :func:`time_series_check` on its
     fit record (``record.time_series``); when the data contradict it (more than
-    :data:`CONTRADICTED` of the time derivative unexplained and more than twice the noise's
-    part), every term it was judged on becomes uncertain: the data determine none."""
+    :data:`CONTRADICTED` of the time derivative unexplained and more than twice the part
+    the reading's error accounts for: :func:`contradicted`), every term it was judged on
+    becomes uncertain: the data determine none."""
     by_lhs = {fit.lhs: fit for fit in fits}
     for eq in equations:
         record = by_lhs.get(eq.lhs.short())
