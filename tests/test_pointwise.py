@@ -82,9 +82,9 @@ def test_a_contradicted_equation_determines_nothing_and_says_why(tmp_path):
     assert res.warnings()[0] == (
         f"u_t: the equation couples no neighbouring points, and at the 30 places the data "
         f"follow through time it leaves {100 * found['unexplained']:.0f} % of u_t unexplained "
-        f"(their noise accounts for {100 * found['noise']:.0f} %): the data need terms this "
-        "run did not resolve (the surrogate may not follow the field between those places), "
-        "so they determine none of its terms."
+        f"(the reading's own error accounts for {100 * found['noise']:.0f} %): the data need "
+        "terms this run did not resolve (the surrogate may not follow the field between those "
+        "places), so they determine none of its terms."
     )
     res.save(tmp_path / "run.json")
     back = Discovery.load(tmp_path / "run.json")

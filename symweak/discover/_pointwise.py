@@ -23,7 +23,8 @@ WINDOW = 7
 #: places followed at most (every k-th beyond it)
 MAX_PLACES = 2_000
 #: the equation is contradicted when it leaves more than this part of the time derivative
-#: unexplained and more than twice what the noise of that derivative accounts for
+#: unexplained and more than twice what the reading's error accounts for (its noise and its
+#: disagreement with a 5-time reading)
 CONTRADICTED = 0.3
 
 
@@ -142,9 +143,9 @@ def said(lhs: str, found: dict) -> str:
     return (
         f"{lhs}: the equation couples no neighbouring points, and at the {found['places']} "
         f"places the data follow through time it leaves {100 * found['unexplained']:.0f} % of "
-        f"{lhs} unexplained (their noise accounts for {100 * found['noise']:.0f} %): the data "
-        "need terms this run did not resolve (the surrogate may not follow the field between "
-        "those places), so they determine none of its terms."
+        f"{lhs} unexplained (the reading's own error accounts for {100 * found['noise']:.0f} "
+        "%): the data need terms this run did not resolve (the surrogate may not follow the "
+        "field between those places), so they determine none of its terms."
     )
 
 
