@@ -71,22 +71,51 @@ def test_diffusion_the_data_would_see_is_excluded_or_determined_as_any_term():
     }
 
 
-def test_diffusion_columns_name_each_axis_and_the_terms_that_couple_along_it():
+def test_diffusion_columns_name_each_axis_and_the_terms_that_damp_along_it():
+    """Even total orders along the axis damp (u_xx, d_xx(u²), u_xy, u_xxxx, another
+    field's v_xx), as does a derivative inside F (u_y²); odd orders only carry or disperse
+    (u_x, d_x(u²), u_xxx, u_xxy)."""
     u, v = field("u", "txy"), field("v", "txy")
     t, x, y = coord("t"), coord("x"), coord("y")
     lib = [
         Term(u),  # 0
-        Term(u**2, {x: 1}),  # 1 couples along x
+        Term(u**2, {x: 1}),  # 1 d_x(u^2): a flux, damps nothing
         Term(u, {x: 2}),  # 2 u_xx
         Term(u, {y: 2}),  # 3 u_yy
-        Term(sympy.Derivative(u, y) ** 2),  # 4 u_y^2 couples along y
-        Term(v, {x: 2}),  # 5 v_xx: another field's, couples along x
-        Term(u, {x: 1, y: 1}),  # 6 u_xy couples along both
+        Term(sympy.Derivative(u, y) ** 2),  # 4 u_y^2: a derivative along y inside F
+        Term(v, {x: 2}),  # 5 v_xx: another field's, damps along x
+        Term(u, {x: 1, y: 1}),  # 6 u_xy: second order along both
         Term(u * v),  # 7
+        Term(u, {x: 3}),  # 8 u_xxx: dispersion, damps nothing
+        Term(u**2, {x: 2}),  # 9 d_xx(u^2)
+        Term(u, {x: 4}),  # 10 u_xxxx
+        Term(u, {x: 2, y: 1}),  # 11 u_xxy: third order
     ]
-    assert diffusion_columns(Term(u, {t: 1}), lib) == {2: [1, 2, 5, 6], 3: [3, 4, 6]}
-    assert diffusion_columns(Term(v, {t: 1}), lib) == {5: [1, 2, 5, 6]}
+    assert diffusion_columns(Term(u, {t: 1}), lib) == {2: [2, 5, 6, 9, 10], 3: [3, 4, 6]}
+    assert diffusion_columns(Term(v, {t: 1}), lib) == {5: [2, 5, 6, 9, 10]}
     assert diffusion_columns(Term(u, {t: 2}), [Term(u, {t: 2}), Term(u)]) == {}
+
+
+def test_a_diffusion_left_out_beside_a_flux_and_a_dispersion_is_uncertain():
+    """A KdV–Burgers-like weak system: b = the columns of −d_x(u²) − 0.4 u_xxx
+    + ν u_xx + noise. With ν = 0.02 under the noise, u_xx is uncertain beside the flux and
+    the dispersion (they damp nothing); beside a d_xx(u²) the data show (it damps) it is
+    judged as any term, never added for its floor."""
+    rng = np.random.default_rng(1)
+    G = rng.normal(size=(300, 4))  # d_x(u^2), u_xxx, u_xx, d_xx(u^2)
+    b = -G[:, 0] - 0.4 * G[:, 1] + 0.02 * G[:, 2] + 0.5 * rng.normal(size=300)
+    u, x, t = field("u", "tx"), coord("x"), coord("t")
+    lib = [Term(u**2, {x: 1}), Term(u, {x: 3}), Term(u, {x: 2}), Term(u**2, {x: 2})]
+    columns = diffusion_columns(Term(u, {t: 1}), lib)
+    assert columns == {2: [2, 3]}
+    found = judge(G, b, [0, 1], seed=0, diffusion=columns)
+    assert found.verdicts == {0: "determined", 1: "determined", 2: "uncertain"}
+    assert [a.reason for a in found.alternatives] == ["fit", "floor"]
+    assert _part(G, b, 2, found.floors[2]) >= UNSEEN
+    damped = b + 0.3 * G[:, 3]  # a porous-medium-like d_xx(u^2) the data do show
+    beside = judge(G, damped, [0, 1, 3], seed=0, diffusion=columns)
+    assert beside.verdicts[3] == "determined"
+    assert all(a.reason != "floor" for a in beside.alternatives)
 
 
 def test_the_summary_names_an_alternative_below_its_floor():

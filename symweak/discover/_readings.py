@@ -257,7 +257,7 @@ class Alternative:
     misfit on held-out test functions, the margin by which its score is within reach of the
     best (≥ 0; negative for ``reason="stand-in"``: the best plus a term that the others
     can stand in for, which the data neither need nor exclude, and for ``reason="floor"``:
-    the best, which couples no neighbouring points, plus a diffusion term the data could
+    the best, which damps nothing along an axis, plus a diffusion term the data could
     hold unseen) and the reason."""
 
     equation: Equation

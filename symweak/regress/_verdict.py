@@ -42,8 +42,8 @@ STEPS = 2
 #: data cannot exclude even though it explains nothing more: other terms of the support
 #: stand in for it (u³ beside u and u² on data in [0, 1])
 COLLINEAR = 0.3
-#: a diffusion term (``diffusion`` of :func:`judge`) left out of an equation that couples
-#: no neighbouring points along its axis is uncertain, not excluded, when the data could
+#: a diffusion term (``diffusion`` of :func:`judge`) left out of an equation that damps
+#: nothing along its axis is uncertain, not excluded, when the data could
 #: hold it unseen at this part of the left-hand side (|ξ|·‖G_j‖/‖b‖ at its detection floor)
 UNSEEN = 0.05
 
@@ -280,7 +280,7 @@ def judge(
     supports the search starts from beside ``chosen`` (the selection's own, where the
     returned equation is another), so that the verdicts do not hang on which one it was.
     ``diffusion``: ``{j: columns}``, column j a diffusion term and ``columns`` every term
-    that couples neighbouring points along its axis; when no alternative holds any of them
+    that damps along its axis (even orders); when no alternative holds any of them
     and the data could hold j unseen at :data:`UNSEEN` of the left-hand side or more, j is
     uncertain (an alternative: the best plus j, reason ``"floor"``), not excluded (needs
     ``floors``)."""
@@ -337,11 +337,12 @@ def judge(
 
 
 def _unseen(diffusion, union: set, part: dict) -> list:
-    """The diffusion columns left out of an equation that couples no points along their
-    axis (no column of ``diffusion[j]`` in any alternative) which the data could hold
-    unseen at :data:`UNSEEN` of the left-hand side or more: a weak diffusion beside a
-    strong reaction is what noisy data lose first (tanh damping at σ 0.2: u_xx holds 3 %
-    of u_t and could hold 10 % unseen), and an equation without it is no settled answer."""
+    """The diffusion columns left out of an equation that damps nothing along their axis
+    (no column of ``diffusion[j]`` in any alternative: a reaction, a flux, a dispersion)
+    which the data could hold unseen at :data:`UNSEEN` of the left-hand side or more: a
+    weak diffusion beside a strong reaction or flux is what noisy data lose first (tanh
+    damping at σ 0.2: u_xx holds 3 % of u_t and could hold 10 % unseen), and an equation
+    without it is no settled answer."""
     if not diffusion:
         return []
     return [
