@@ -9,7 +9,7 @@ import sympy
 from symweak import parse_equation
 from symweak.discover import Discovery
 from symweak.discover._history import FitRecord, History
-from symweak.discover._verdicts import diffusion_columns
+from symweak.discover._verdicts import diffusion_columns, dispersion_columns
 from symweak.ir import System, Term, field
 from symweak.ir._symbols import coord
 from symweak.regress import judge
@@ -116,6 +116,31 @@ def test_a_diffusion_left_out_beside_a_flux_and_a_dispersion_is_uncertain():
     beside = judge(G, damped, [0, 1, 3], seed=0, diffusion=columns)
     assert beside.verdicts[3] == "determined"
     assert all(a.reason != "floor" for a in beside.alternatives)
+
+
+def test_a_dispersion_left_out_beside_a_flux_alone_is_uncertain_not_beside_a_reaction():
+    """u_xxx is settled by terms of order 2 or more along x and counts only beside a term
+    that carries along x. Flux alone chosen on b = −d_x(u²) + weak u_xx and u_xxx + noise:
+    both regularisations are uncertain; a reaction alone (u_t = u) leaves u_xxx excluded."""
+    u, x, t = field("u", "tx"), coord("x"), coord("t")
+    lib = [Term(u**2, {x: 1}), Term(u, {x: 3}), Term(u, {x: 2}), Term(u), Term(u**2, {x: 2})]
+    lhs = Term(u, {t: 1})
+    settle, carry = dispersion_columns(lhs, lib)
+    assert (settle, carry) == ({1: [1, 2, 4]}, {1: [0]})
+    assert dispersion_columns(Term(u, {t: 2}), lib) == ({}, {})
+    unseen = {**diffusion_columns(lhs, lib), **settle}
+    rng = np.random.default_rng(2)
+    G = rng.normal(size=(300, 5))
+    noise = 0.5 * rng.normal(size=300)
+    b = -G[:, 0] + 0.03 * G[:, 1] + 0.02 * G[:, 2] + noise
+    found = judge(G, b, [0], seed=0, diffusion=unseen, carried=carry)
+    assert found.verdicts == {0: "determined", 1: "uncertain", 2: "uncertain"}
+    assert [a.reason for a in found.alternatives] == ["fit", "floor", "floor"]
+    assert set(found.floors) == {1, 2}
+    b = G[:, 3] + 0.03 * G[:, 1] + noise
+    found = judge(G, b, [3], seed=0, diffusion=unseen, carried=carry)
+    assert found.verdicts == {3: "determined", 2: "uncertain"}
+    assert 1 in found.excluded
 
 
 def test_the_summary_names_an_alternative_below_its_floor():

@@ -268,6 +268,7 @@ def judge(
     apart: Mapping[int, Sequence[int]] | None = None,
     start: Sequence[Sequence[int]] = (),
     diffusion: Mapping[int, Sequence[int]] | None = None,
+    carried: Mapping[int, Sequence[int]] | None = None,
 ) -> Judgement:
     """The alternatives to ``chosen`` (column indices) on ``G ξ = b``, a verdict per column
     that appears in any of them, and the detection floor of each column not determined
@@ -279,11 +280,9 @@ def judge(
     ``keep`` are exempt). ``start``: more
     supports the search starts from beside ``chosen`` (the selection's own, where the
     returned equation is another), so that the verdicts do not hang on which one it was.
-    ``diffusion``: ``{j: columns}``, column j a diffusion term and ``columns`` every term
-    that damps along its axis (even orders); when no alternative holds any of them
-    and the data could hold j unseen at :data:`UNSEEN` of the left-hand side or more, j is
-    uncertain (an alternative: the best plus j, reason ``"floor"``), not excluded (needs
-    ``floors``)."""
+    ``diffusion``: ``{j: columns}``, column j a regularising term (a diffusion; a dispersion)
+    and ``columns`` the terms that settle it (:func:`_unseen`); ``carried``: ``{j: columns}``
+    of which an alternative must hold one for j to count (needs ``floors``)."""
     G, b = _check(G, b)
     S = G.shape[1]
     weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
@@ -313,42 +312,56 @@ def judge(
     verdicts = {j: ("determined" if j in common else "uncertain") for j in sorted(union)}
     out = Judgement(verdicts, alternatives)
     if floors:
-        for j in sorted(union - common):
-            out.floors[j] = _floor(halves, G, b, alternatives, j, weights, reach)
-        # an excluded column's floor as the part of b it could hold undetected, largest first
-        hidden = {
-            j: _floor(halves, G, b, alternatives, j, weights, reach)
-            for j in range(S)
-            if j not in union and np.any(G[:, j])  # an all-zero column says nothing
-        }
-        part = {j: f * halves.scale[j] / halves.nb for j, f in hidden.items()}
-        unseen = _unseen(diffusion, union, part)
-        for j in unseen:
-            wider = tuple(sorted(set(best) | {j}))
-            diffs = _score(halves, weights, wider, scored) - scored[best]
-            out.alternatives.append(
-                Alternative(wider, _coef(G, b, wider), halves.held_out(wider),
-                            -float(diffs.mean()), float(scored[wider].mean()), "floor")
-            )  # fmt: skip
-            out.verdicts[j] = "uncertain"
-            out.floors[j] = hidden.pop(j)
-        out.excluded = {j: hidden[j] for j in sorted(hidden, key=lambda j: (-part[j], j))}
+        _floors(
+            out, halves, G, b, (best, union, common), weights, reach, scored, (diffusion, carried)
+        )
     return out
 
 
-def _unseen(diffusion, union: set, part: dict) -> list:
-    """The diffusion columns left out of an equation that damps nothing along their axis
-    (no column of ``diffusion[j]`` in any alternative: a reaction, a flux, a dispersion)
-    which the data could hold unseen at :data:`UNSEEN` of the left-hand side or more: a
-    weak diffusion beside a strong reaction or flux is what noisy data lose first (tanh
-    damping at σ 0.2: u_xx holds 3 % of u_t and could hold 10 % unseen), and an equation
-    without it is no settled answer."""
+def _floors(out, halves, G, b, found, weights, reach, scored, unseen) -> None:
+    """Fill ``out.floors`` (uncertain columns) and ``out.excluded`` (the others, the part of
+    b each could hold undetected largest first); a regularising column the data could hold
+    unseen (:func:`_unseen`) becomes uncertain with the best plus it as an alternative."""
+    best, union, common = found
+    S = G.shape[1]
+    for j in sorted(union - common):
+        out.floors[j] = _floor(halves, G, b, out.alternatives, j, weights, reach)
+    hidden = {
+        j: _floor(halves, G, b, out.alternatives, j, weights, reach)
+        for j in range(S)
+        if j not in union and np.any(G[:, j])  # an all-zero column says nothing
+    }
+    part = {j: f * halves.scale[j] / halves.nb for j, f in hidden.items()}
+    for j in _unseen(*unseen, union, part):
+        wider = tuple(sorted(set(best) | {j}))
+        diffs = _score(halves, weights, wider, scored) - scored[best]
+        out.alternatives.append(
+            Alternative(wider, _coef(G, b, wider), halves.held_out(wider),
+                        -float(diffs.mean()), float(scored[wider].mean()), "floor")
+        )  # fmt: skip
+        out.verdicts[j] = "uncertain"
+        out.floors[j] = hidden.pop(j)
+    out.excluded = {j: hidden[j] for j in sorted(hidden, key=lambda j: (-part[j], j))}
+
+
+def _unseen(diffusion, carried, union: set, part: dict) -> list:
+    """The regularising columns j left out of an equation that nothing in any alternative
+    settles (no column of ``diffusion[j]``; where ``carried`` names j, one of its columns
+    is in an alternative) which the data could hold unseen at :data:`UNSEEN` of the
+    left-hand side or more. A diffusion beside a reaction, a flux or a dispersion (nothing
+    damps) and a dispersion beside a flux (nothing of higher order carries it further) are
+    what noisy data lose first (tanh damping at σ 0.2: u_xx holds 3 % of u_t and could
+    hold 10 % unseen), and an equation without them is no settled answer."""
     if not diffusion:
         return []
+    carried = carried or {}
     return [
         int(j)
         for j, cols in diffusion.items()
-        if j in part and part[j] >= UNSEEN and not union & set(cols)
+        if j in part
+        and part[j] >= UNSEEN
+        and not union & set(cols)
+        and (j not in carried or union & set(carried[j]))
     ]
 
 
