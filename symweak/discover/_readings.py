@@ -257,8 +257,8 @@ class Alternative:
     misfit on held-out test functions, the margin by which its score is within reach of the
     best (≥ 0; negative for ``reason="stand-in"``: the best plus a term that the others
     can stand in for, which the data neither need nor exclude, and for ``reason="floor"``:
-    the best, which damps nothing along an axis, plus a diffusion term the data could
-    hold unseen) and the reason."""
+    the best, which damps nothing along an axis, plus a diffusion or dispersion term the
+    data could hold unseen) and the reason."""
 
     equation: Equation
     held_out: float

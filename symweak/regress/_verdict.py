@@ -61,7 +61,7 @@ class Alternative:
     score: float
     #: "fit": within reach of the best's score; "stand-in": the best plus a term the others
     #: can stand in for (the data explain as much with it as without, and fix no size for
-    #: it); "floor": the best plus a diffusion term below what the data would detect
+    #: it); "floor": the best plus a diffusion or dispersion term below what the data detect
     reason: str = "fit"
 
 
@@ -349,8 +349,8 @@ def _unseen(diffusion, carried, union: set, part: dict) -> list:
     settles (no column of ``diffusion[j]``; where ``carried`` names j, one of its columns
     is in an alternative) which the data could hold unseen at :data:`UNSEEN` of the
     left-hand side or more. A diffusion beside a reaction, a flux or a dispersion (nothing
-    damps) and a dispersion beside a flux (nothing of higher order carries it further) are
-    what noisy data lose first (tanh damping at σ 0.2: u_xx holds 3 % of u_t and could
+    damps) and a dispersion beside a flux alone (nothing of order 2 or more along the axis)
+    are what noisy data lose first (tanh damping at σ 0.2: u_xx holds 3 % of u_t and could
     hold 10 % unseen), and an equation without them is no settled answer."""
     if not diffusion:
         return []
