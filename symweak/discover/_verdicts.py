@@ -67,7 +67,7 @@ def diffusion_columns(lhs, lib) -> dict:
     inside F (u_x²) — as :func:`symweak.regress.judge` takes ``diffusion``. Odd orders
     (u_x, d_x(u²), u_xxx) only carry and disperse: an equation of them alone claims that
     nothing is damped, which noisy data cannot settle when a weak diffusion could hide in
-    them (KdV–Burgers at σ = 0.2 returned as −0.80 d_x(u²) − 0.16 u_xxx)."""
+    them (KdV–Burgers at σ = 0.2 returned as −0.80 d_x(u²) − 0.15 u_xxx)."""
     time = set(lhs.order)
 
     def damps(term, axis) -> bool:
