@@ -60,6 +60,23 @@ def printed_terms(lhs, term) -> dict:
     return {t.short(): float(k) for t, k in Equation(lhs, {term: 1.0}).coefficients.items()}
 
 
+def _inside(term, axis) -> bool:
+    """Whether ``term`` differentiates along ``axis`` inside F (u_x², u·u_xx)."""
+    return any(axis in d.variables for d in term.F.atoms(sympy.Derivative))
+
+
+def _own_terms(lhs, lib, n: int):
+    """``(j, axis)`` for each term of ``lib`` that is the left-hand side's own field
+    differentiated ``n`` times along one space axis (u_xx, u_yy for n = 2)."""
+    time = set(lhs.order)
+    for j, term in enumerate(lib):
+        order = term.order
+        if len(order) == 1 and term.F == lhs.F:
+            ((axis, k),) = order.items()
+            if k == n and axis not in time:
+                yield j, axis
+
+
 def diffusion_columns(lhs, lib) -> dict:
     """``{j: columns}`` for each diffusion term of the left-hand side's own field in ``lib``
     (u_xx, u_yy for u_t): ``columns`` are the terms that damp along its axis — a derivative
@@ -68,21 +85,14 @@ def diffusion_columns(lhs, lib) -> dict:
     (u_x, d_x(u²), u_xxx) only carry and disperse: an equation of them alone claims that
     nothing is damped, which noisy data cannot settle when a weak diffusion could hide in
     them (KdV–Burgers at σ = 0.2 returned as −0.80 d_x(u²) − 0.15 u_xxx)."""
-    time = set(lhs.order)
 
     def damps(term, axis) -> bool:
-        inside = any(axis in d.variables for d in term.F.atoms(sympy.Derivative))
         order = term.order
-        return inside or (order.get(axis, 0) > 0 and sum(order.values()) % 2 == 0)
+        return _inside(term, axis) or (order.get(axis, 0) > 0 and sum(order.values()) % 2 == 0)
 
-    out = {}
-    for j, term in enumerate(lib):
-        order = term.order
-        if len(order) == 1 and term.F == lhs.F:
-            ((axis, n),) = order.items()
-            if n == 2 and axis not in time:
-                out[j] = [k for k, other in enumerate(lib) if damps(other, axis)]
-    return out
+    return {
+        j: [k for k, t in enumerate(lib) if damps(t, axis)] for j, axis in _own_terms(lhs, lib, 2)
+    }
 
 
 def dispersion_columns(lhs, lib) -> tuple[dict, dict]:
@@ -93,29 +103,14 @@ def dispersion_columns(lhs, lib) -> tuple[dict, dict]:
     order along it leaves its dispersion unsettled (KdV–Burgers with a weak dispersion at
     σ = 0.2 returned as the flux alone), as :func:`symweak.regress.judge` takes
     ``diffusion`` and ``carried``. Only for a left-hand side of first order in time (u_t)."""
-    time = set(lhs.order)
-    if sum(lhs.order.values()) != 1:
-        return {}, {}
-
-    def inside(term, axis) -> bool:
-        return any(axis in d.variables for d in term.F.atoms(sympy.Derivative))
-
     settle, carry = {}, {}
-    for j, term in enumerate(lib):
-        order = term.order
-        if len(order) == 1 and term.F == lhs.F:
-            ((axis, n),) = order.items()
-            if n == 3 and axis not in time:
-                settle[j] = [
-                    k
-                    for k, other in enumerate(lib)
-                    if inside(other, axis) or other.order.get(axis, 0) >= 2
-                ]
-                carry[j] = [
-                    k
-                    for k, other in enumerate(lib)
-                    if not inside(other, axis) and dict(other.order) == {axis: 1}
-                ]
+    if sum(lhs.order.values()) != 1:
+        return settle, carry
+    for j, axis in _own_terms(lhs, lib, 3):
+        settle[j] = [k for k, t in enumerate(lib) if _inside(t, axis) or t.order.get(axis, 0) >= 2]
+        carry[j] = [
+            k for k, t in enumerate(lib) if not _inside(t, axis) and dict(t.order) == {axis: 1}
+        ]
     return settle, carry
 
 
