@@ -22,6 +22,7 @@ Gaussians per feature and d' features, on inputs normalised to [-1, 1]^D.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,7 +143,11 @@ class GaussianEmbedding(nn.Module):
         width: float = 1.5,
         generator: torch.Generator | None = None,
         dtype: torch.dtype = torch.float32,
+        floor: Sequence[float] | None = None,
     ) -> None:
+        """``floor``: per coordinate, the narrowest a Gaussian may start (normalised units;
+        ``Surrogate`` passes 3/4 of the data's sampling spacing): between samples nothing
+        holds a narrower Gaussian to the data, and it would bend the field there."""
         super().__init__()
         if dim < 1 or features < 1 or kernels < 1:
             raise ValueError("dim, features and kernels must be positive.")
@@ -151,17 +156,17 @@ class GaussianEmbedding(nn.Module):
         # width from point density: N centres in [-1, 1]^D are ~2/N^{1/D} apart
         spacing = 2.0 / kernels ** (1.0 / dim)
         sigma = width * spacing
+        if floor is not None and len(floor) != dim:
+            raise ValueError(f"floor needs one width per coordinate ({dim}), got {len(floor)}.")
+        start = [max(sigma, float(f)) for f in floor] if floor is not None else [sigma] * dim
+        log_inv = torch.tensor([-math.log(s) for s in start], dtype=dtype)
         self.mu = nn.Parameter(mu.to(dtype))
         if full:
             # L = diag(1/σ) initially; stored as log-diagonal plus strictly-lower part
-            self.log_diag = nn.Parameter(
-                torch.full((features, kernels, dim), -math.log(sigma), dtype=dtype)
-            )
+            self.log_diag = nn.Parameter(log_inv.expand(features, kernels, dim).clone())
             self.lower = nn.Parameter(torch.zeros(features, kernels, dim, dim, dtype=dtype))
         else:
-            self.log_inv_scale = nn.Parameter(
-                torch.full((features, kernels, dim), -math.log(sigma), dtype=dtype)
-            )
+            self.log_inv_scale = nn.Parameter(log_inv.expand(features, kernels, dim).clone())
         # typical overlap: (2·width)^D Gaussians cover a point; keep features O(1)
         overlap = max(1.0, (2.0 * width) ** dim)
         f = torch.randn(features, kernels, generator=generator, dtype=torch.float64) / math.sqrt(
