@@ -1,6 +1,4 @@
-"""Gaussians no narrower than the data's sampling spacing (few snapshots, few sensors)."""
-
-import math
+"""Gaussians no narrower than 3/4 of the gap between samples around them (few snapshots)."""
 
 import numpy as np
 import pytest
@@ -8,7 +6,7 @@ import torch
 
 from symweak import Observations
 from symweak.export._persist import _surrogate_from_state, _surrogate_state
-from symweak.surrogate import GaussianEmbedding, Surrogate, sampling_spacing
+from symweak.surrogate import GaussianEmbedding, Surrogate
 
 
 def snapshots(times=5, noise=0.0, seed=0):
@@ -28,54 +26,50 @@ def snapshots(times=5, noise=0.0, seed=0):
     return Observations({"t": T.ravel()[order], "x": X.ravel()[order]}, {"u": u.ravel()[order]})
 
 
-def test_sampling_spacing_of_snapshots_and_of_point_columns():
-    spacing = sampling_spacing(snapshots(5))
-    assert spacing["t"] == pytest.approx(150.0, rel=1e-12)
-    assert spacing["x"] == pytest.approx(0.05 / 256, rel=1e-9)
-    t = np.linspace(0.0, 10.0, 101)
-    grid = Observations.from_grid(np.ones((101, 64)), t=t, x=np.linspace(0.0, 1.0, 64))
-    columns = grid.sample(0.3, seed=0)  # every time still occurs: the grid's step
-    assert sampling_spacing(columns)["t"] == pytest.approx(0.1, rel=1e-9)
-    two = Observations({"t": np.repeat([0.0, 2.0], 3), "x": np.tile([0.0, 1.0, 4.0], 2)},
-                       {"u": np.arange(6.0)})  # fmt: skip
-    assert sampling_spacing(two) == {"t": 2.0, "x": 2.0}
+def widths(model_or_embedding):
+    emb = getattr(model_or_embedding, "embedding", model_or_embedding)
+    return torch.exp(-emb.log_inv_scale.detach().double())
 
 
-def test_no_gaussian_starts_narrower_than_the_floor_and_none_is_the_old_start():
-    def make(floor):
-        gen = torch.Generator().manual_seed(3)
-        return GaussianEmbedding(2, features=2, kernels=64, generator=gen, floor=floor)
-
-    plain, floored, zero = make(None), make([0.5, 0.01]), make([0.0, 0.0])
+def test_each_gaussian_starts_at_least_three_quarters_of_the_gap_around_it():
+    emb = GaussianEmbedding(2, features=1, kernels=64, generator=torch.Generator().manual_seed(3))
     sigma = 1.5 * 2.0 / 8.0  # 1.5 × the spacing of 64 centres in [-1, 1]²
-    widths = torch.exp(-floored.log_inv_scale.detach().double())
-    assert torch.allclose(widths[..., 0], torch.full((2, 64), 0.5, dtype=torch.float64))
-    assert torch.allclose(widths[..., 1], torch.full((2, 64), sigma, dtype=torch.float64))
-    for a, b in [(plain, zero), (plain, floored)]:  # same centres and weights either way
-        assert torch.equal(a.mu, b.mu) and torch.equal(a.weight, b.weight)
-    assert torch.equal(plain.log_inv_scale, zero.log_inv_scale)
-    assert torch.equal(
-        plain.log_inv_scale, torch.full((2, 64, 2), -math.log(sigma), dtype=torch.float32)
-    )
-    with pytest.raises(ValueError, match=r"floor needs one width per coordinate \(2\), got 1"):
-        make([0.5])
+    with torch.no_grad():
+        emb.mu[0, :4, 0] = torch.tensor([-0.9, -0.5, 0.5, 0.999])
+    before = widths(emb).clone()
+    mu = emb.mu.detach().clone()
+    emb.start_between([np.array([-1.0, -0.8, 0.0, 1.0]), None], 0.75)
+    after = widths(emb)
+    # gaps 0.2 (0.15 < σ: unchanged), 0.8 (0.6), 1 (0.75), 1 (0.75)
+    assert after[0, :4, 0].tolist() == pytest.approx([sigma, 0.6, 0.75, 0.75], rel=1e-6)
+    assert torch.all(after[..., 0] >= before[..., 0] - 1e-12)  # never narrower
+    assert torch.equal(after[..., 1], before[..., 1])  # None: the axis is left
+    assert torch.equal(emb.mu, mu)
+    assert torch.allclose(before, torch.full((1, 64, 2), sigma, dtype=torch.float64))
+    full = GaussianEmbedding(2, features=1, kernels=8, full=True)
+    with pytest.raises(ValueError, match="start_between is for diagonal Gaussians"):
+        full.start_between([None, None], 0.75)
 
 
-def test_surrogate_starts_at_the_snapshot_spacing_and_saves_it():
+def test_snapshots_widen_along_t_and_point_columns_change_nothing():
     obs = snapshots(5)
     model = Surrogate.for_observations(obs, kernels=256, seed=0)
-    assert model.config["spacing"] == pytest.approx({"t": 150.0, "x": 0.05 / 256})
-    widths = torch.exp(-model.embedding.log_inv_scale.detach().double())
-    # 3/4 of the snapshots' spacing (0.5 of [-1, 1]) along t; 1.5 × 2/16 along x
-    assert float(widths[..., 0].min()) == pytest.approx(0.75 * 2 * 150.0 / 600.0, rel=1e-6)
-    assert float(widths[..., 1].max()) == pytest.approx(0.1875, rel=1e-6)
+    plain = Surrogate.for_observations(obs, kernels=256, seed=0, between_samples=False)
+    # five snapshots 0.5 apart in [-1, 1]: 0.375 along t; x (256 places) keeps 1.5 × 2/16
+    assert float(widths(model)[..., 0].min()) == pytest.approx(0.375, rel=1e-6)
+    assert float(widths(model)[..., 0].max()) == pytest.approx(0.375, rel=1e-6)
+    assert torch.equal(widths(model)[..., 1], widths(plain)[..., 1])
+    assert float(widths(plain).max()) == pytest.approx(0.1875, rel=1e-6)
     back = _surrogate_from_state(_surrogate_state(model), "run.json")
-    assert back.config == model.config
     points = torch.tensor([[100.0, 0.02], [333.0, 0.04]])
     assert torch.equal(back(points), model.eval()(points))
-    off = Surrogate.for_observations(obs, kernels=256, seed=0, spacing=None)
-    assert "spacing" not in off.config
-    assert float(torch.exp(-off.embedding.log_inv_scale.detach()).max()) == pytest.approx(0.1875)
+    grid = Observations.from_grid(
+        np.ones((101, 64)), t=np.linspace(0.0, 10.0, 101), x=np.linspace(0.0, 1.0, 64)
+    )
+    columns = grid.sample(0.1, seed=0)
+    a = Surrogate.for_observations(columns, kernels=250, seed=1)
+    b = Surrogate.for_observations(columns, kernels=250, seed=1, between_samples=False)
+    assert torch.equal(a.embedding.log_inv_scale, b.embedding.log_inv_scale)
 
 
 def test_the_floor_keeps_the_field_between_five_snapshots():
@@ -91,7 +85,7 @@ def test_the_floor_keeps_the_field_between_five_snapshots():
     rate = -1e-8 * k**2 - 1e-3
     truth = np.real(np.fft.ifft(np.fft.fft(u0)[None] * np.exp(rate[None] * mid[:, None]), axis=1))
     errors = {}
-    for name, options in [("floor", {}), ("none", {"spacing": None})]:
+    for name, options in [("floor", {}), ("none", {"between_samples": False})]:
         model = Surrogate.for_observations(obs, kernels=250, seed=0, **options)
         model.fit(obs, epochs=800, seed=0, patience=200)
         between = model.predict_grid({"t": mid, "x": x})["u"]

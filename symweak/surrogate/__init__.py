@@ -8,5 +8,4 @@ from ._model import MLP as MLP
 from ._model import Surrogate as Surrogate
 from ._model import choose_device as choose_device
 from ._model import plain_mlp_like as plain_mlp_like
-from ._model import sampling_spacing as sampling_spacing
 from ._noise import estimate_noise as estimate_noise

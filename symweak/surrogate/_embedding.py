@@ -143,11 +143,7 @@ class GaussianEmbedding(nn.Module):
         width: float = 1.5,
         generator: torch.Generator | None = None,
         dtype: torch.dtype = torch.float32,
-        floor: Sequence[float] | None = None,
     ) -> None:
-        """``floor``: per coordinate, the narrowest a Gaussian may start (normalised units;
-        ``Surrogate`` passes 3/4 of the data's sampling spacing): between samples nothing
-        holds a narrower Gaussian to the data, and it would bend the field there."""
         super().__init__()
         if dim < 1 or features < 1 or kernels < 1:
             raise ValueError("dim, features and kernels must be positive.")
@@ -156,23 +152,46 @@ class GaussianEmbedding(nn.Module):
         # width from point density: N centres in [-1, 1]^D are ~2/N^{1/D} apart
         spacing = 2.0 / kernels ** (1.0 / dim)
         sigma = width * spacing
-        if floor is not None and len(floor) != dim:
-            raise ValueError(f"floor needs one width per coordinate ({dim}), got {len(floor)}.")
-        start = [max(sigma, float(f)) for f in floor] if floor is not None else [sigma] * dim
-        log_inv = torch.tensor([-math.log(s) for s in start], dtype=dtype)
         self.mu = nn.Parameter(mu.to(dtype))
         if full:
             # L = diag(1/σ) initially; stored as log-diagonal plus strictly-lower part
-            self.log_diag = nn.Parameter(log_inv.expand(features, kernels, dim).clone())
+            self.log_diag = nn.Parameter(
+                torch.full((features, kernels, dim), -math.log(sigma), dtype=dtype)
+            )
             self.lower = nn.Parameter(torch.zeros(features, kernels, dim, dim, dtype=dtype))
         else:
-            self.log_inv_scale = nn.Parameter(log_inv.expand(features, kernels, dim).clone())
+            self.log_inv_scale = nn.Parameter(
+                torch.full((features, kernels, dim), -math.log(sigma), dtype=dtype)
+            )
         # typical overlap: (2·width)^D Gaussians cover a point; keep features O(1)
         overlap = max(1.0, (2.0 * width) ** dim)
         f = torch.randn(features, kernels, generator=generator, dtype=torch.float64) / math.sqrt(
             overlap
         )
         self.weight = nn.Parameter(f.to(dtype))
+
+    def start_between(self, knots: Sequence[np.ndarray | None], share: float) -> None:
+        """Widen (never narrow) each Gaussian along each axis to ``share`` × the gap between
+        the two of ``knots[axis]`` (the data's distinct values along it, sorted, normalised
+        to [-1, 1]; None: leave that axis) around its centre. Between samples nothing holds
+        a narrower Gaussian to the data, and it would bend the field there."""
+        if self.full:
+            raise ValueError("start_between is for diagonal Gaussians (full=False).")
+        scale = self.log_inv_scale.detach().double().cpu().numpy()  # (d', N, D)
+        mu = self.mu.detach().double().cpu().numpy()
+        changed = False
+        for axis, z in enumerate(knots):
+            if z is None or len(z) < 2:
+                continue
+            z = np.asarray(z, dtype=np.float64)
+            i = np.clip(np.searchsorted(z, mu[..., axis]), 1, len(z) - 1)
+            want = share * (z[i] - z[i - 1])
+            wider = want > np.exp(-scale[..., axis])
+            scale[..., axis] = np.where(wider, -np.log(np.maximum(want, 1e-300)), scale[..., axis])
+            changed |= bool(wider.any())
+        if changed:
+            with torch.no_grad():
+                self.log_inv_scale.copy_(torch.as_tensor(scale, dtype=self.log_inv_scale.dtype))
 
     # ------------------------------------------------------------------ helpers
     def _chunk(self, n: int, budget: int = 4_000_000) -> int:

@@ -17,26 +17,15 @@ from torch import nn
 from .._errors import SymweakError
 from ._embedding import GaussianEmbedding
 
-__all__ = ["MLP", "Surrogate", "choose_device", "plain_mlp_like", "sampling_spacing"]
+__all__ = ["MLP", "Surrogate", "choose_device", "plain_mlp_like"]
 
-
-#: no Gaussian starts narrower along a coordinate than this many of the data's sampling
-#: spacings there. Clean decay with diffusion seen at 5, 6 or 8 snapshots (250 Gaussians,
-#: 0.19 of [-1, 1] against 0.29-0.5 between snapshots): 0 of 9 runs exact without it, 3
-#: with 0.75, 9 with 1; but 1 also widened the 64 Gaussians of the scratch-assay twin's
-#: five noisy snapshots (0.375 → 0.5) and lost two of its six honest runs (docs/decisions.md)
-SPACING_FLOOR = 0.75
-
-
-def sampling_spacing(obs) -> dict[str, float]:
-    """How far apart the data are sampled along each coordinate: its extent over the number
-    of distinct values less one (0 for a single value). Five snapshots over 48 h: 12 along t;
-    10 % of a 256-point grid's columns: about the grid step, because nearly every x occurs."""
-    out = {}
-    for name in obs.coord_names:
-        values = np.unique(np.asarray(obs.coords[name], dtype=np.float64))
-        out[name] = float((values[-1] - values[0]) / (values.size - 1)) if values.size > 1 else 0.0
-    return out
+#: no Gaussian starts narrower along a coordinate than this share of the gap between the
+#: data's distinct values around its centre. Clean decay with diffusion seen at 5, 6 or 8
+#: snapshots (250 Gaussians, 0.19 of [-1, 1] against 0.29-0.5 between snapshots): 0 of 9
+#: runs exact without it, 3 with 0.75, 9 with 1; but 1 also widened the 64 Gaussians of the
+#: scratch-assay twin's five noisy snapshots (0.375 → 0.5) and lost two of its six honest
+#: runs (docs/decisions.md)
+GAP_SHARE = 0.75
 
 
 def choose_device(device=None) -> torch.device:
@@ -87,12 +76,6 @@ class Surrogate(nn.Module):
         ``kernels=0`` gives the paper's ablation "without FE_φ" (MLP on the coordinates).
     full: full (rotated) covariances instead of diagonal ones.
     hidden, layers, activation: the MLP (paper: 32, 2, tanh; sin for NS).
-    spacing: ``{"t": 12.0, ...}``, the data's sampling spacing per coordinate (physical
-        units; :func:`sampling_spacing`): no Gaussian starts narrower along a coordinate than
-        ``SPACING_FLOOR`` (3/4) of it. Gaussians sized by their count alone (1.5 × 2/N^{1/D}
-        in normalised units) fall between a few snapshots, and the field bends where no data
-        hold it: clean decay with diffusion from 6 snapshots came back with 12-62 % error
-        between them and no term determined.
     """
 
     def __init__(
@@ -111,7 +94,6 @@ class Surrogate(nn.Module):
         width: float = 1.5,
         seed: int = 0,
         dtype: torch.dtype = torch.float32,
-        spacing: Mapping[str, float] | None = None,
     ) -> None:
         super().__init__()
         self.coord_names = tuple(bounds)
@@ -126,8 +108,6 @@ class Surrogate(nn.Module):
             "width": width,
             "seed": seed,
         }
-        if spacing is not None:
-            self.config["spacing"] = {n: float(spacing.get(n, 0.0)) for n in bounds}
         lo = torch.tensor([float(bounds[n][0]) for n in self.coord_names], dtype=torch.float64)
         hi = torch.tensor([float(bounds[n][1]) for n in self.coord_names], dtype=torch.float64)
         if torch.any(hi <= lo):
@@ -145,21 +125,8 @@ class Surrogate(nn.Module):
         dim = len(self.coord_names)
         torch.manual_seed(int(seed))  # nn.Linear initialisation
         if kernels > 0:
-            floor = None
-            if spacing is not None:  # in the normalised coordinates, [-1, 1] per axis
-                floor = [
-                    SPACING_FLOOR * 2.0 * float(spacing.get(n, 0.0)) / float(hi[i] - lo[i])
-                    for i, n in enumerate(self.coord_names)
-                ]
             self.embedding: GaussianEmbedding | None = GaussianEmbedding(
-                dim,
-                features,
-                kernels,
-                full=full,
-                width=width,
-                generator=gen,
-                dtype=dtype,
-                floor=floor,
+                dim, features, kernels, full=full, width=width, generator=gen, dtype=dtype
             )
             self.mlp = MLP(features, h, hidden, layers, activation)
         else:
@@ -337,8 +304,26 @@ class Surrogate(nn.Module):
         bounds = obs.bounds
         mean = [float(np.mean(obs.fields[f])) for f in obs.field_names]
         std = [float(np.std(obs.fields[f])) or 1.0 for f in obs.field_names]
-        options.setdefault("spacing", sampling_spacing(obs))
-        return cls(bounds, obs.field_names, mean=mean, std=std, **options)
+        between = options.pop("between_samples", True)
+        model = cls(bounds, obs.field_names, mean=mean, std=std, **options)
+        if between and model.embedding is not None and not model.embedding.full:
+            model.start_between_samples(obs)
+        return model
+
+    def start_between_samples(self, obs) -> None:
+        """No Gaussian starts narrower along a coordinate than ``GAP_SHARE`` (3/4) of the
+        gap between the data's distinct values around its centre: between five snapshots,
+        Gaussians sized by their count alone (1.5 × 2/N^{1/D} of [-1, 1]) bend the field
+        where no data hold it (clean decay with diffusion: 47 % off halfway between
+        snapshots, 10 % with this). Point columns of a grid hold nearly every grid value,
+        and their Gaussians are left as they are."""
+        lo = self.lo.double().cpu().numpy()
+        hi = self.hi.double().cpu().numpy()
+        knots = []
+        for i, name in enumerate(self.coord_names):
+            values = np.unique(np.asarray(obs.coords[name], dtype=np.float64))
+            knots.append(2.0 * (values - lo[i]) / (hi[i] - lo[i]) - 1.0)
+        self.embedding.start_between(knots, GAP_SHARE)
 
     def fit(
         self,
