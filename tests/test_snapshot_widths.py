@@ -66,10 +66,22 @@ def test_snapshots_widen_along_t_and_point_columns_change_nothing():
     grid = Observations.from_grid(
         np.ones((101, 64)), t=np.linspace(0.0, 10.0, 101), x=np.linspace(0.0, 1.0, 64)
     )
-    columns = grid.sample(0.1, seed=0)
+    columns = grid.sample(0.1, seed=0)  # 101 times: more than a few, left as they are
     a = Surrogate.for_observations(columns, kernels=250, seed=1)
     b = Surrogate.for_observations(columns, kernels=250, seed=1, between_samples=False)
     assert torch.equal(a.embedding.log_inv_scale, b.embedding.log_inv_scale)
+
+
+def test_eleven_snapshots_are_not_few():
+    obs = snapshots(11)
+    a = Surrogate.for_observations(obs, kernels=256, seed=0)
+    b = Surrogate.for_observations(obs, kernels=256, seed=0, between_samples=False)
+    assert torch.equal(a.embedding.log_inv_scale, b.embedding.log_inv_scale)
+    ten = Surrogate.for_observations(snapshots(10), kernels=256, seed=0)
+    # ten snapshots 2/9 apart: 3/4 of that (0.167) is still below 1.5 × 2/16 = 0.1875
+    assert float(widths(ten).max()) == pytest.approx(0.1875, rel=1e-6)
+    six = Surrogate.for_observations(snapshots(6), kernels=256, seed=0)
+    assert float(widths(six)[..., 0].min()) == pytest.approx(0.75 * 0.4, rel=1e-6)
 
 
 def test_the_floor_keeps_the_field_between_five_snapshots():
