@@ -18,6 +18,7 @@ import pytest
 import symweak
 from symweak import DataError, GrammarError, Observations, SymweakError
 from symweak.discover._problem import Problem
+from symweak.surrogate import Surrogate
 
 RNG = np.random.default_rng(0)
 N = 300
@@ -105,6 +106,25 @@ IN_MEMORY = [
         "Coordinate 't' spans 9.54e-07 around 1e+09: float64 keeps only about 1 digit(s) of "
         "the differences between points. Subtract an offset first (e.g. t - t.min()); the "
         "equation does not change.",
+    ),
+    (
+        "time as Unix seconds on the network path",
+        lambda: symweak.discover(
+            Observations({"t": 1.7e9 + 600 * T, "x": X}, {"u": U}),
+            ops="+,-,*",
+            method="network",
+            progress=False,
+        ),
+        DataError,
+        "Coordinate 't' spans 598 around 1.7e+09: the network method trains in float32, which "
+        "places t there only to within 128 (more than 0.1% of its span), so nearby values "
+        "merge. Subtract an offset first (e.g. t - t.min()); the equation does not change.",
+    ),
+    (
+        "a surrogate of time as Unix seconds",
+        lambda: Surrogate.for_observations(Observations({"t": 1.7e9 + 600 * T, "x": X}, {"u": U})),
+        DataError,
+        "Coordinate 't' spans 598 around 1.7e+09: the network method trains in float32",
     ),
     (
         "complex coordinate",

@@ -103,3 +103,12 @@ def test_the_floor_keeps_the_field_between_five_snapshots():
         between = model.predict_grid({"t": mid, "x": x})["u"]
         errors[name] = float(np.sqrt(np.mean((between - truth) ** 2)) / truth.std())
     assert errors["floor"] < 0.15 and errors["none"] > 0.3, errors
+
+
+def test_unix_seconds_are_fine_in_float64_and_for_the_full_grid_path():
+    t = 1.7e9 + np.linspace(0.0, 600.0, 41)
+    obs = Observations.from_grid(np.ones((41, 8)) + t[:, None] * 0, t=t, x=np.arange(8.0))
+    model = Surrogate.for_observations(obs, kernels=8, dtype=torch.float64)
+    assert model.lo.dtype == torch.float64
+    assert len(obs) == 328  # the observations themselves are float64 and kept as given
+    assert float(obs.coords["t"].max()) == 1.7e9 + 600.0

@@ -12,4 +12,5 @@ from ._observations import Observations as Observations
 from ._sampling import add_noise as add_noise
 from ._sampling import rms as rms
 from ._sampling import sample as sample
+from ._validate import check_float32 as check_float32
 from ._validate import require_points as require_points

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._errors import SymweakError
 from .._memory import keep_freed_memory
+from ..data import check_float32
 from ..grammar import Constraints, OperatorSet
 from ..ir import System, Term
 from ._config import Config, network_options
@@ -172,6 +173,7 @@ def discover(
     cfg = _config(problem, method, config, {**network_options(network), **overrides})
     settings = {**cfg.to_dict(), **problem.record()}
     if method == "network":
+        check_float32(problem.obs.coords)  # the surrogate trains in float32
         rebuild = lambda s: Problem.build(data, ops, lhs, s, constraints, rules)  # noqa: E731
         equations, surrogate, history = _network(problem, cfg, progress, settings, rebuild)
     else:

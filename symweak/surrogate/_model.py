@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from .._errors import SymweakError
+from ..data import check_float32
 from ._embedding import GaussianEmbedding
 
 __all__ = ["MLP", "Surrogate", "choose_device", "plain_mlp_like"]
@@ -305,6 +306,8 @@ class Surrogate(nn.Module):
     def for_observations(cls, obs, **options) -> Surrogate:
         if obs.is_complex:
             raise SymweakError("Split complex fields first: obs.split_complex({...}).")
+        if options.get("dtype", torch.float32) == torch.float32:
+            check_float32(obs.coords)
         bounds = obs.bounds
         mean = [float(np.mean(obs.fields[f])) for f in obs.field_names]
         std = [float(np.std(obs.fields[f])) or 1.0 for f in obs.field_names]
