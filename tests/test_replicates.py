@@ -83,7 +83,8 @@ def test_what_the_log_says_of_snapshots(caplog):
     assert text == (
         "symweak: the data are 6 snapshots in t (every 0.2, about 120 points each): time "
         "derivatives up to order 3 can be identified (u_t asked); between snapshots the "
-        "surrogate interpolates (its Gaussians start at least 3/4 of a gap wide along t)"
+        "network method's surrogate interpolates (its Gaussians start at least 3/4 of a gap "
+        "wide along t)"
     )
     assert text in caplog.text
     dense = Observations({"t": np.repeat(np.arange(11.0), 3), "x": np.tile([0.0, 1, 2], 11)},

@@ -54,8 +54,8 @@ def say_snapshots(obs, lhs_terms, min_times: int) -> str | None:
     text = (
         f"symweak: the data are {times.size} snapshots in t ({every}, about {places} points "
         f"each): time derivatives up to order {top} can be identified ({lhs} asked); "
-        "between snapshots the surrogate interpolates (its Gaussians start at least 3/4 of a "
-        "gap wide along t)"
+        "between snapshots the network method's surrogate interpolates (its Gaussians start "
+        "at least 3/4 of a gap wide along t)"
     )
     log.info("%s", text)
     return text
