@@ -18,12 +18,16 @@ import logging
 
 import numpy as np
 
+from ..surrogate import FEW_VALUES
+
 log = logging.getLogger("symweak")
 
 __all__ = ["FEW_SNAPSHOTS", "say_snapshots", "snapshot_times"]
 
-#: data with at most this many distinct times are snapshots
-FEW_SNAPSHOTS = 10
+#: data with at most this many distinct times are snapshots: the surrogate's own count of
+#: "a few values" (its Gaussians start at least 3/4 of a gap wide along such an axis), so
+#: the log line below says what the surrogate does
+FEW_SNAPSHOTS = FEW_VALUES
 
 
 def snapshot_times(obs) -> np.ndarray | None:

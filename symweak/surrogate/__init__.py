@@ -4,6 +4,7 @@ from ._data import DataTerm as DataTerm
 from ._data import held_out_term as held_out_term
 from ._data import split_points as split_points
 from ._embedding import GaussianEmbedding as GaussianEmbedding
+from ._model import FEW_VALUES as FEW_VALUES
 from ._model import MLP as MLP
 from ._model import Surrogate as Surrogate
 from ._model import choose_device as choose_device
