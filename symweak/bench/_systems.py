@@ -18,6 +18,7 @@ from .._errors import DataError
 from ..data import Observations, load
 from . import _solvers as S
 from ._beyond import BEYOND
+from ._monomials import MONOMIALS
 from ._obstacle import OBSTACLES
 from ._system import BenchmarkSystem, vorticity_system
 from ._zoo import ZOO
@@ -305,11 +306,14 @@ def get_system(name: str) -> BenchmarkSystem:
         return ZOO[key]
     if key in BEYOND:
         return BEYOND[key]
+    if key in MONOMIALS:
+        return MONOMIALS[key]
     if key in OBSTACLES:
         return OBSTACLES[key]
     raise DataError(
         f"Unknown benchmark system {name!r}; known: {', '.join(SYSTEMS)}, "
-        f"the zoo's {', '.join(ZOO)}, and beyond D^a F(U): {', '.join(BEYOND)}."
+        f"the zoo's {', '.join(ZOO)}, beyond D^a F(U): {', '.join(BEYOND)}, "
+        f"and monomials beside the read-back's: {', '.join(MONOMIALS)}."
     )
 
 
