@@ -162,6 +162,9 @@ class History:
     #: "kept"}``, with ``"widened_residuals"`` and ``"used"`` where the final fit was made
     #: again with them (None when none were offered)
     widened: dict | None = None
+    #: the library's monomial neighbours offered by default (network path), recorded like
+    #: ``widened`` (None when none were offered)
+    neighbours: dict | None = None
     #: U(1) phase symmetry tried for two fields (network path): ``{"rule", "residuals",
     #: "symmetric_residuals", "equations", "kept"}`` (None when it was not tried)
     symmetry: dict | None = None
@@ -207,6 +210,7 @@ class History:
             library=list(data.get("library") or []),
             products=list(data.get("products") or []),
             widened=data.get("widened"),
+            neighbours=data.get("neighbours"),
             symmetry=data.get("symmetry"),
             ensemble=list(data.get("ensemble") or []),
             rules=list(data.get("rules") or []),

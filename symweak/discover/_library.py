@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import sympy
 
+from .._errors import IRError
 from ..ir import Term, function_applications
 
 log = logging.getLogger("symweak")
@@ -194,6 +195,37 @@ def power_neighbours(terms: Sequence[Term]) -> dict[int, list[int]]:
         near = [where.get((base, alpha, n)) for n in (k - 1, k + 1)]
         if any(n is not None for n in near):
             out[i] = [n for n in near if n is not None]
+    return out
+
+
+def monomial_neighbours(terms: Sequence[Term], fields: Sequence, max_degree: int) -> list[Term]:
+    """The monomials one degree up and one down from each monomial of ``terms`` under the
+    same multi-index (D^α(u²) gives D^α(u³) and D^α(u); u·v gives u²·v, u·v², u and v; u
+    gives the constant 1, u_x gives u·u_x's flux d_x(u²) but no constant), of total degree
+    at most ``max_degree``, that ``terms`` do not hold: the library's neighbours offered
+    when its fit leaves a clear part of the left-hand side unexplained."""
+    present = set(terms)
+    out: list[Term] = []
+    for term in terms:
+        try:
+            poly = sympy.Poly(term.F, *fields)
+        except sympy.PolynomialError:
+            continue
+        if len(poly.terms()) != 1 or poly.LC() != 1:
+            continue
+        powers = poly.monoms()[0]
+        for i in range(len(fields)):
+            for step in (1, -1):
+                new = [n + step * (j == i) for j, n in enumerate(powers)]
+                if min(new) < 0 or sum(new) > max_degree or (term.alpha and not sum(new)):
+                    continue
+                F = sympy.Mul(*(f**n for f, n in zip(fields, new)))
+                try:
+                    found = Term(F, term.alpha).canonical()[1]
+                except IRError:
+                    continue
+                if found not in present and found not in out:
+                    out.append(found)
     return out
 
 

@@ -55,6 +55,10 @@ WIDEN_FLOOR = 0.03
 WIDEN_GAIN = 0.5
 WIDEN_DEGREE = (3, 2)
 WIDEN_MAX_TERMS = 24
+#: the library's monomial neighbours (D^α(u³) beside D^α(u²)) are offered under the same
+#: floor and kept when the fit with them leaves at most this part of the first fit's
+#: unexplained weak form on every variant (a few terms, so a looser gain than the products')
+NEIGHBOURS_GAIN = 0.8
 #: two fields' final fit is made again under U(1) phase symmetry (network/_symmetry.py) and
 #: kept when it leaves at most this part of the first fit's unexplained weak form
 SYMMETRY_GAIN = 0.5

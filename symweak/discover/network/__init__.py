@@ -94,6 +94,7 @@ def _run(problem, config, progress: bool):
         history.surrogates = 1 + len(state.members)
     with deferred_interrupts("the final fit") as held, profiler_range("final"):
         equations = _final.run(state, candidates)
+        equations, candidates = _widen.neighbours_by_default(state, candidates, equations)
         equations = _widen.products_by_default(state, candidates, equations)
         equations = _symmetry.phase_symmetry(state, candidates, equations)
     state.interrupted |= held["interrupted"]

@@ -22,6 +22,7 @@ from .._library import (
     has_fitted_constants,
     is_flux_term,
     kept_by_filters,
+    monomial_neighbours,
     union,
 )
 from .._settings import EXTRACT_TOL, MAX_DEGREE, SHAPE_TOL, SHAPE_TOL_MIN
@@ -170,6 +171,24 @@ def widened(state, cands: Candidates, inputs, degree) -> Candidates:
     library, libraries, ties = cands.base
     products = _products(state, library, inputs, degree)
     return with_products(state, library, libraries, ties, products, cands.verdict_terms)
+
+
+def with_neighbours(state, cands: Candidates) -> tuple[Candidates, list]:
+    """``cands`` with the monomial neighbours of its D^α F(U) terms (one degree up and down
+    under the same multi-index, :func:`~.._library.monomial_neighbours`) joining the
+    library, after the constraints and rules like the network's own terms; and the terms
+    that joined (none: ``cands`` itself)."""
+    problem = state.problem
+    library, _, _ = cands.base
+    near = monomial_neighbours(library, list(problem.fields), MAX_DEGREE)
+    near = [t for t in filter_library(near, problem.lhs, problem.constraints) if t in near]
+    if not near:
+        return cands, []
+    libraries, _, ties = equation_libraries(problem, library + near)
+    joined = [t for t in near if any(t in lib for lib in libraries.values())]
+    products = cands.library[len(cands.base[0]) : cands.n_fit]
+    wide = with_products(state, union(libraries), libraries, ties, products, cands.verdict_terms)
+    return wide, joined
 
 
 def shape_tolerance(noise: float) -> float:
