@@ -59,6 +59,10 @@ WIDEN_MAX_TERMS = 24
 #: floor and kept when the fit with them leaves at most this part of the first fit's
 #: unexplained weak form on every variant (a few terms, so a looser gain than the products')
 NEIGHBOURS_GAIN = 0.8
+#: the full-grid path (whose library holds every monomial but the constant) makes its fit
+#: again with the constant F = 1 where the first leaves at least this part unexplained on
+#: every scale, kept under NEIGHBOURS_GAIN
+GRID_CONSTANT_FLOOR = 0.01
 #: two fields' final fit is made again under U(1) phase symmetry (network/_symmetry.py) and
 #: kept when it leaves at most this part of the first fit's unexplained weak form
 SYMMETRY_GAIN = 0.5
