@@ -223,6 +223,15 @@ def test_discover_set_options_reach_the_config(tmp_path, monkeypatch, capsys):
     )
     assert settings["debias"] is False and settings["method"] == "grid"
     capsys.readouterr()
+    # Python's spelling of a boolean is read as one (it was refused as the string 'True')
+    from symweak.discover import set_options
+
+    assert set_options(["debias=True", "include_constant=False", "device=None"]) == {
+        "debias": True,
+        "include_constant": False,
+        "device": None,
+    }
+    assert set_options(["device=cpu", "eta=[0.1, 0.3]"]) == {"device": "cpu", "eta": [0.1, 0.3]}
     assert main(["discover", str(data), "--set", "kernels=64"]) == 2
     err = capsys.readouterr().err
     assert "Option `kernels` is read by the network method only" in err

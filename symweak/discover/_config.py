@@ -233,12 +233,18 @@ def network_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def parse_value(text: str):
-    """A ``KEY=VALUE`` value: JSON (numbers, true/false/null, lists, objects) or a bare
-    string."""
+    """A ``KEY=VALUE`` value: JSON (numbers, true/false/null, lists, objects), Python's
+    spelling of those three (``True``, ``False``, ``None``: `--set debias=False` read as
+    the string 'False' was refused as not a boolean), or a bare string."""
+    if text in _PYTHON_WORDS:
+        return _PYTHON_WORDS[text]
     try:
         return json.loads(text)
     except json.JSONDecodeError:
         return text
+
+
+_PYTHON_WORDS = {"True": True, "False": False, "None": None}
 
 
 def set_options(items) -> dict[str, Any]:
