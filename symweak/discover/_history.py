@@ -124,6 +124,10 @@ class FitRecord:
     #: places observed through time: ``{"places", "unexplained", "noise"}``
     #: (:mod:`symweak.discover._pointwise`)
     time_series: dict = field(default_factory=dict)
+    #: the best of the Pareto front's equations that fit markedly better than the returned
+    #: one (:func:`symweak.discover._verdicts.richer_fronts`): ``{"held_out", "returned",
+    #: "terms", "count"}``; empty where none does
+    richer: dict = field(default_factory=dict)
 
 
 @dataclass

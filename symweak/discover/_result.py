@@ -76,6 +76,20 @@ def _contradicted(lhs: str, lacks, excluded) -> str:
     )
 
 
+def _richer(lhs: str, found: dict, verdicts: dict) -> str:
+    """The warning for an equation the Pareto front's richer equations fit markedly better
+    (``FitRecord.richer``)."""
+    determined = [t for t, v in verdicts.items() if v == "determined"]
+    uncertain = [t for t, v in verdicts.items() if v == "uncertain"]
+    what = f"only {_and(determined)}" if determined else "none of its terms"
+    return (
+        f"{lhs}: an equation with more terms leaves {_pct(found['held_out'])} of {lhs} "
+        f"unexplained on held-out test functions against {_pct(found['returned'])} for the "
+        f"one returned (res.pareto): these data hold more than it says, so they determine "
+        f"{what}; {len(uncertain)} terms may belong ({_some(uncertain)}; res.verdicts)."
+    )
+
+
 def _some(terms) -> str:
     """``terms`` joined, or the first few and how many more."""
     if len(terms) <= MANY_TERMS:
@@ -149,7 +163,13 @@ class Discovery(Readings):
         )
         alternatives = self._per_lhs("alternatives")
         floors = self._per_lhs("floors")
+        richer = self._per_lhs("richer")
+        out.extend(
+            _richer(lhs, found, self._per_lhs("verdicts")[lhs]) for lhs, found in richer.items()
+        )
         for lhs, terms in self.uncertain_terms().items():
+            if lhs in richer:
+                continue
             n = len(alternatives.get(lhs, []))
             sizes = [
                 f"{t} with |coefficient| below {_g(float(floors[lhs][t]), 2)}"
