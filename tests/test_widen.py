@@ -68,15 +68,20 @@ def _neighbours(text, fields, degree=4):
 
 
 def test_monomial_neighbours_of_one_field_are_the_powers_next_to_each_term():
-    # u and u^2 give the constant and u^3; d_xx(u^2) gives d_xx(u^3) and u_xx (held);
-    # d_xxxx(u^2) gives u_xxxx; u_x gives d_x(u^2) but no constant (its derivative is 0)
+    # u gives u^3 (two up: its parity partner) and the constant, u^2 gives u^4; d_xx(u^2)
+    # gives d_xx(u^3), d_xx(u^4) and u_xx (held); d_xxxx(u^2) gives u_xxxx; u_x gives
+    # d_x(u^2) and d_x(u^3) but no constant (its derivative is 0)
     got = _neighbours("u + u^2 + u_x + u_xx + d_xx(u^2) + d_xxxx(u^2)", "u")
-    assert got == ["1", "u^3", "d_x(u^2)", "d_xx(u^3)", "d_xxxx(u^3)", "u_xxxx"]
+    assert got == [
+        "u^3", "1", "u^4", "d_x(u^2)", "d_x(u^3)", "d_xx(u^3)", "d_xx(u^4)", "d_xxxx(u^3)",
+        "d_xxxx(u^4)", "u_xxxx",
+    ]  # fmt: skip
 
 
 def test_monomial_neighbours_of_two_fields_step_each_field_and_skip_functions():
+    # two up only from a power of one field: v_xx gives d_xx(v^3), u*v no u^3*v
     got = _neighbours("u*v + sin(u) + v_xx", "uv")
-    assert got == ["u^2*v", "v", "u*v^2", "u", "d_xx(u*v)", "d_xx(v^2)"]
+    assert got == ["u^2*v", "v", "u*v^2", "u", "d_xx(u*v)", "d_xx(v^2)", "d_xx(v^3)"]
 
 
 def test_monomial_neighbours_stop_at_the_degree_and_at_terms_already_held():

@@ -20,6 +20,7 @@ from . import _solvers as S
 from ._beyond import BEYOND
 from ._monomials import MONOMIALS
 from ._obstacle import OBSTACLES
+from ._second import SECOND_ORDER
 from ._system import BenchmarkSystem, vorticity_system
 from ._zoo import ZOO
 
@@ -308,12 +309,15 @@ def get_system(name: str) -> BenchmarkSystem:
         return BEYOND[key]
     if key in MONOMIALS:
         return MONOMIALS[key]
+    if key in SECOND_ORDER:
+        return SECOND_ORDER[key]
     if key in OBSTACLES:
         return OBSTACLES[key]
     raise DataError(
         f"Unknown benchmark system {name!r}; known: {', '.join(SYSTEMS)}, "
         f"the zoo's {', '.join(ZOO)}, beyond D^a F(U): {', '.join(BEYOND)}, "
-        f"and monomials beside the read-back's: {', '.join(MONOMIALS)}."
+        f"monomials beside the read-back's: {', '.join(MONOMIALS)}, "
+        f"and second order in time: {', '.join(SECOND_ORDER)}."
     )
 
 

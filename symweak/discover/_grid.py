@@ -38,6 +38,7 @@ from ._library import (
     power_neighbours,
     prefer_expansions,
     term_families,
+    time_terms,
     union,
 )
 from ._scales import choose_scale
@@ -85,6 +86,7 @@ def build_library(problem, config) -> list:
         _unary(problem, config),
         lib_cfg.include_constant,
     )
+    library = library + time_terms(problem.lhs, library)
     library = filter_library(library, problem.lhs, problem.constraints)
     constraints = problem.constraints
     if constraints is not None and constraints.inputs:

@@ -23,6 +23,7 @@ from .._library import (
     is_flux_term,
     kept_by_filters,
     monomial_neighbours,
+    time_terms,
     union,
 )
 from .._settings import EXTRACT_TOL, MAX_DEGREE, SHAPE_TOL, SHAPE_TOL_MIN
@@ -238,6 +239,7 @@ def _network_library(state) -> tuple[list, dict, list, list]:
     )
     if state.config.library.include_constant:
         library = _with_constant(library)
+    library = library + time_terms(problem.lhs, library)
     library = filter_library(library, problem.lhs, problem.constraints)
     history.network_outputs = [sympy.sstr(e) for e in exprs]
     history.library = [t.short() for t in library]
