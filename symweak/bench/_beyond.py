@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._system import BenchmarkSystem
+from ._system import BenchmarkSystem, periodic_1d_case
 from ._zoo import _periodic_1d
 
 __all__ = ["BEYOND"]
@@ -85,21 +85,10 @@ def _thin_film(nt=101, nx=256, T=3.0):
 
 
 def _case(name, title, equations, generator):
-    return BenchmarkSystem(
-        name,
-        title,
-        tuple(equations),
-        ("t", "x"),
-        ("u",),
-        {},
-        generator,
-        lhs="u_t",
-        ops="+,-,*,sin",
-        rules="inputs: u, u_x",
-        periodic=("x",),
-        description="beyond D^a F(U) (products of derivatives)",
-        settings={"ratio": [0.1], "noise": [0.1], "version": BEYOND_VERSION, "half": "beyond"},
-    )
+    return periodic_1d_case(
+        name, title, equations, generator, lhs="u_t", ops="+,-,*,sin", rules="inputs: u, u_x",
+        description="beyond D^a F(U) (products of derivatives)", version=BEYOND_VERSION,
+    )  # fmt: skip
 
 
 #: the cases with products of derivatives, by name

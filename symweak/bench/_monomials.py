@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._system import BenchmarkSystem
+from ._system import BenchmarkSystem, periodic_1d_case
 from ._zoo import _periodic_1d, _sech
 
 __all__ = ["MONOMIALS"]
@@ -70,20 +70,11 @@ def _cahn_hilliard(nt=101, nx=256, T=4.0):
 
 
 def _case(name, title, equations, generator, fields=("u",)):
-    return BenchmarkSystem(
-        name,
-        title,
-        tuple(equations),
-        ("t", "x"),
-        fields,
-        {},
-        generator,
-        lhs=", ".join(f"{f}_t" for f in fields),
-        ops="+,-,*",
-        periodic=("x",),
-        description="monomials beside the read-back's",
-        settings={"ratio": [0.1], "noise": [0.05], "version": MONOMIALS_VERSION, "half": "beyond"},
-    )
+    return periodic_1d_case(
+        name, title, equations, generator, fields=fields,
+        lhs=", ".join(f"{f}_t" for f in fields), ops="+,-,*", noise=0.05,
+        description="monomials beside the read-back's", version=MONOMIALS_VERSION,
+    )  # fmt: skip
 
 
 #: the cases, by name

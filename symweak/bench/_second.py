@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._system import BenchmarkSystem
+from ._system import BenchmarkSystem, periodic_1d_case
 from ._zoo import _periodic_1d
 
 __all__ = ["SECOND_ORDER"]
@@ -53,25 +53,10 @@ def _sine_gordon_1d():
 
 
 def _case(name, title, equation, generator, ops):
-    return BenchmarkSystem(
-        name,
-        title,
-        (equation,),
-        ("t", "x"),
-        ("u",),
-        {},
-        generator,
-        lhs="u_tt",
-        ops=ops,
-        periodic=("x",),
-        description="second order in time",
-        settings={
-            "ratio": [0.1],
-            "noise": [0.1],
-            "version": SECOND_ORDER_VERSION,
-            "half": "beyond",
-        },
-    )
+    return periodic_1d_case(
+        name, title, [equation], generator, lhs="u_tt", ops=ops,
+        description="second order in time", version=SECOND_ORDER_VERSION,
+    )  # fmt: skip
 
 
 #: the cases, by name

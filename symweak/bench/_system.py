@@ -50,6 +50,39 @@ class BenchmarkSystem:
         return system[0]
 
 
+def periodic_1d_case(
+    name: str,
+    title: str,
+    equations,
+    generator: Callable[..., dict],
+    *,
+    lhs: str,
+    ops: str,
+    description: str,
+    version: int,
+    fields: tuple[str, ...] = ("u",),
+    rules: str = "",
+    noise: float = 0.1,
+) -> BenchmarkSystem:
+    """A 1-D case on a periodic x outside the zoo's halves (``half: "beyond"``), sampled at
+    10 % with ``noise`` by default; ``version`` keys its data cache."""
+    return BenchmarkSystem(
+        name,
+        title,
+        tuple(equations),
+        ("t", "x"),
+        tuple(fields),
+        {},
+        generator,
+        lhs=lhs,
+        ops=ops,
+        rules=rules,
+        periodic=("x",),
+        description=description,
+        settings={"ratio": [0.1], "noise": [noise], "version": version, "half": "beyond"},
+    )
+
+
 def vorticity_system(name, title, generator, description, settings) -> BenchmarkSystem:
     """A 2-D Navier–Stokes benchmark in vorticity form (ν = 0.01, periodic x, y, velocities
     u, v as auxiliary fields, the Galilean rule): the paper's row and the cylinder case."""
