@@ -24,6 +24,7 @@ from ._settings import BOOTSTRAP_RESAMPLES, INTERVAL_PRECISION
 __all__ = [
     "NOTHING_DETERMINED",
     "RICHER",
+    "agree_ties",
     "diffusion_columns",
     "dispersion_columns",
     "judge_equation",
@@ -241,6 +242,49 @@ def _richer(record, printed: dict) -> None:
         "terms": dict(best["terms"]),
         "count": len(better),
     }
+
+
+def _state(record, name: str) -> str | None:
+    """A printed term's verdict in ``record``: determined, uncertain, excluded, or None
+    where the equation's candidates did not hold it."""
+    verdict = record.verdicts.get(name)
+    return verdict or ("excluded" if name in record.excluded else None)
+
+
+def _coefficient_floor(record, names: dict) -> float | None:
+    """The detection floor of a term's coefficient (the lowest over its printed names,
+    each divided by its factor), None where it has none."""
+    floors = [(record.floors.get(n, record.excluded.get(n)), abs(k)) for n, k in names.items() if k]
+    values = [f / k for f, k in floors if f is not None]
+    return min(values) if values else None
+
+
+def agree_ties(records: dict, ties) -> None:
+    """Equations tied by a ``pair`` rule share one coefficient per tied pair (equation B's
+    coefficient of T' is k times A's of T: the parts of one complex equation under U(1)
+    symmetry), but each was judged on its own design. Where the two parts' verdicts differ
+    the shared coefficient is not determined: the term is uncertain in both, with the lower
+    of their detection floors (on each part's scale). λ–ω at σ 0.05 gave u_xx uncertain in
+    u_t and its partner v_xx excluded in v_t, of one diffusion 0.1 ∇²ψ. ``records``:
+    ``{lhs: FitRecord}``; ``ties``: ``[(lhs A, lhs B, [(T, T', k), ...])]``."""
+    for a, b, pairs in ties:
+        if a == b or a not in records or b not in records:
+            continue
+        ra, rb = records[a], records[b]
+        for t, p, k in pairs:
+            na, nb = printed_terms(a, t), printed_terms(b, p)
+            states = {_state(ra, n) for n in na} | {_state(rb, n) for n in nb}
+            if None in states or len(states) == 1:
+                continue
+            fa, fb = _coefficient_floor(ra, na), _coefficient_floor(rb, nb)
+            shared = [f for f in (fa, None if fb is None else fb / abs(k)) if f is not None]
+            floor = min(shared) if shared else None
+            for record, names, scale in ((ra, na, 1.0), (rb, nb, abs(k))):
+                for n, factor in names.items():
+                    record.verdicts[n] = "uncertain"
+                    record.excluded.pop(n, None)
+                    if floor is not None:
+                        record.floors[n] = float(abs(factor) * scale * floor)
 
 
 def split_interval(lhs, term, lo: float, hi: float) -> dict:

@@ -21,7 +21,7 @@ from .._library import kept_indices
 from .._settings import (
     BOOTSTRAP_RESAMPLES,
 )
-from .._verdicts import judge_equation, record_uncertainty, split_interval
+from .._verdicts import agree_ties, judge_equation, record_uncertainty, split_interval
 from ._functions import apart
 
 
@@ -158,6 +158,8 @@ def fit_records(state, cands, system, others, results, readable, overlap=None) -
                 start=[fit.selected] if fit.selected else (),
             )
         records.append(record)
+    if cfg.reporting.uncertainty and tied:
+        agree_ties(dict(zip(state.problem.lhs, records)), cands.ties)
     return records
 
 

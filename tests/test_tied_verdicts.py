@@ -1,0 +1,77 @@
+"""Equations tied by a pair rule (the parts of one complex equation under U(1) symmetry)
+share a coefficient per tied pair: where their separately judged verdicts differ, the term
+is uncertain in both, with the lower detection floor (symweak.discover._verdicts.agree_ties)."""
+
+import pytest
+
+from symweak import parse_equation
+from symweak.discover._history import FitRecord
+from symweak.discover._verdicts import agree_ties
+
+
+def _term(text: str):
+    """The single term of ``u_t = <text>`` (its left-hand side for ``text`` "lhs")."""
+    eq = parse_equation(f"u_t = {text}")
+    return next(iter(eq.coefficients))
+
+
+def _lhs(name: str):
+    return parse_equation(f"{name} = u").lhs
+
+
+def _records():
+    a = FitRecord(lhs="u_t", residual=0.03, method="stridge")
+    a.verdicts = {"u": "determined", "u^3": "determined", "u_xx": "uncertain"}
+    a.floors = {"u_xx": 0.61}
+    a.excluded = {"v": 0.27, "u_x": 0.57}
+    b = FitRecord(lhs="v_t", residual=0.03, method="stridge")
+    b.verdicts = {"v": "determined", "v^3": "determined"}
+    b.excluded = {"u": 0.2, "v_xx": 0.74, "v_x": 0.31}
+    return a, b
+
+
+def _ties(k: float = 1.0):
+    pairs = [(_term(t), _term(p), k) for t, p in [("u", "v"), ("u^3", "v^3"), ("u_xx", "v_xx")]]
+    pairs.append((_term("u_x"), _term("v_x"), k))
+    return [(_lhs("u_t"), _lhs("v_t"), pairs)]
+
+
+def test_a_term_uncertain_in_one_part_and_excluded_in_the_other_is_uncertain_in_both():
+    a, b = _records()
+    agree_ties({_lhs("u_t"): a, _lhs("v_t"): b}, _ties())
+    assert a.verdicts == {"u": "determined", "u^3": "determined", "u_xx": "uncertain"}
+    assert b.verdicts == {"v": "determined", "v^3": "determined", "v_xx": "uncertain"}
+    # the lower floor of the two, on each part's scale; the term leaves the excluded ones
+    assert a.floors == {"u_xx": pytest.approx(0.61)}
+    assert b.floors == {"v_xx": pytest.approx(0.61)}
+    assert b.excluded == {"u": 0.2, "v_x": 0.31}
+    # both parts exclude u_x / v_x, and both determine u / v: left as they were
+    assert a.excluded == {"v": 0.27, "u_x": 0.57}
+
+
+def test_the_partner_floor_is_scaled_by_the_tie_factor():
+    a, b = _records()
+    b.excluded["v_xx"] = 0.5  # B's coefficient is 2x A's: 0.25 on A's scale, below 0.61
+    agree_ties({_lhs("u_t"): a, _lhs("v_t"): b}, _ties(k=-2.0))
+    assert a.floors["u_xx"] == pytest.approx(0.25)
+    assert b.floors["v_xx"] == pytest.approx(0.5)
+
+
+def test_a_determined_part_facing_an_excluded_one_is_uncertain_without_a_floor_of_its_own():
+    a, b = _records()
+    b.verdicts["v_x"] = "determined"
+    del b.excluded["v_x"]
+    agree_ties({_lhs("u_t"): a, _lhs("v_t"): b}, _ties())
+    assert a.verdicts["u_x"] == b.verdicts["v_x"] == "uncertain"
+    assert a.floors["u_x"] == pytest.approx(0.57)
+    assert b.floors["v_x"] == pytest.approx(0.57)
+    assert "u_x" not in a.excluded
+
+
+def test_equations_without_verdicts_or_untied_are_left_alone():
+    a, b = _records()
+    b.verdicts, b.excluded = {}, {}  # judged nothing (uncertainty off): nothing to agree with
+    agree_ties({_lhs("u_t"): a, _lhs("v_t"): b}, _ties())
+    assert a.verdicts == {"u": "determined", "u^3": "determined", "u_xx": "uncertain"}
+    agree_ties({_lhs("u_t"): a}, _ties())  # the partner equation is not among the records
+    assert a.excluded == {"v": 0.27, "u_x": 0.57}
