@@ -176,6 +176,16 @@ def test_one_alternative_is_counted_in_the_singular():
     )
 
 
+def test_the_returned_equation_alone_is_not_counted_as_fitting_as_well():
+    # a term made uncertain by its tied partner (agree_ties) has no alternative of its own
+    res = _result()
+    res.history.fits[0].alternatives = res.history.fits[0].alternatives[:1]
+    assert res.warnings()[0] == (
+        "u_t: these data cannot tell whether u_xx belongs in the equation; they would not "
+        "detect u_xx with |coefficient| below 0.11."
+    )
+
+
 def test_save_and_load_keep_what_the_data_determine(tmp_path):
     res = _result()
     res.save(tmp_path / "run.json")

@@ -171,6 +171,8 @@ class Discovery(Readings):
             if lhs in richer:
                 continue
             n = len(alternatives.get(lhs, []))
+            if n == 1 and set(alternatives[lhs][0]["terms"]) == self._returned_terms(lhs):
+                n = 0  # the returned equation alone: nothing else fits as well
             sizes = [
                 f"{t} with |coefficient| below {_g(float(floors[lhs][t]), 2)}"
                 for t in terms
@@ -192,6 +194,11 @@ class Discovery(Readings):
         if symmetry and symmetry.get("kept") == "symmetric":
             out.append(_symmetric(symmetry))
         return out
+
+    def _returned_terms(self, lhs: str) -> set:
+        """The printed terms of the returned equation for ``lhs``."""
+        eq = next((e for e in self.system if e.lhs.short() == lhs), None)
+        return {t.short() for t in eq.coefficients} if eq is not None else set()
 
     def summary(self, digits: int | None = None) -> str:
         """What a person reads in a terminal: each equation, then per term its coefficient
