@@ -17,7 +17,14 @@ import logging
 import sympy
 
 from ...ir import product_library
-from .._settings import NEIGHBOURS_GAIN, WIDEN_DEGREE, WIDEN_FLOOR, WIDEN_GAIN, WIDEN_MAX_TERMS
+from .._settings import (
+    NEIGHBOURS_FLOOR,
+    NEIGHBOURS_GAIN,
+    WIDEN_DEGREE,
+    WIDEN_FLOOR,
+    WIDEN_GAIN,
+    WIDEN_MAX_TERMS,
+)
 from . import _extract, _final
 
 log = logging.getLogger("symweak")
@@ -44,13 +51,13 @@ def default_inputs(problem) -> tuple[list, int] | None:
     return inputs, degree
 
 
-def _first_residuals(state) -> dict:
+def _first_residuals(state, floor: float = WIDEN_FLOOR) -> dict:
     """The first final fit's residual per test-function variant, or ``{}`` when that fit
-    explains the weak form to within ``WIDEN_FLOOR`` on some variant (or the run was
+    explains the weak form to within ``floor`` on some variant (or the run was
     interrupted): nothing is offered then."""
     first = state.history.phases.get("final")
     narrow = dict(getattr(first, "residuals", None) or {})
-    if not narrow or min(narrow.values()) < WIDEN_FLOOR or state.interrupted:
+    if not narrow or min(narrow.values()) < floor or state.interrupted:
         return {}
     return narrow
 
@@ -106,12 +113,12 @@ def neighbours_by_default(state, cands, equations: list) -> tuple[list, object]:
     """``(equations, cands)``, or the final fit made again with the library's monomial
     neighbours offered (D^α(u³) beside D^α(u²), u²·v beside u·v, u_xxxx beside
     d_xxxx(u²); :func:`~._extract.with_neighbours`) and those candidates, where the first
-    fit leaves at least ``WIDEN_FLOOR`` of the weak form unexplained on every variant and
+    fit leaves at least ``NEIGHBOURS_FLOOR`` of the weak form unexplained on every variant and
     the second at most ``NEIGHBOURS_GAIN`` of that on every variant, holding a neighbour.
     The network's read-back offers the powers its outputs hold: a Zeldovich front
     u_t = 0.05 u_xx + u² − u³ read u and u² and came back as 0.61 u − 0.61 u² with 19 % of
     u_t unexplained. ``res.history.neighbours`` records the comparison."""
-    narrow = _first_residuals(state)
+    narrow = _first_residuals(state, NEIGHBOURS_FLOOR)
     if not narrow:
         return equations, cands
     wide, near = _extract.with_neighbours(state, cands)
