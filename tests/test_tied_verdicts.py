@@ -75,3 +75,22 @@ def test_equations_without_verdicts_or_untied_are_left_alone():
     assert a.verdicts == {"u": "determined", "u^3": "determined", "u_xx": "uncertain"}
     agree_ties({_lhs("u_t"): a}, _ties())  # the partner equation is not among the records
     assert a.excluded == {"v": 0.27, "u_x": 0.57}
+
+
+@pytest.mark.slow
+def test_the_lambda_omega_parts_judge_their_shared_diffusion_alike():
+    # the zoo's λ–ω (tuning half) at σ 0.05, 10 % as point columns, seed 0: tied under U(1)
+    # symmetry; u_t's u_xx was uncertain (floor 0.61) while v_t excluded v_xx (0.37)
+    import symweak
+    from symweak.bench import columns, generate
+
+    data = generate("lambda_omega").sample(0.1, seed=0).add_noise(0.05, seed=0)
+    res = symweak.discover(
+        columns(data, seed=0), ops="+,-,*,sin", lhs=["u_t", "v_t"], seed=0, progress=False
+    )
+    assert res.history.symmetry["kept"] == "symmetric"
+    assert res.verdicts["u_t"]["u_xx"] == res.verdicts["v_t"]["v_xx"] == "uncertain"
+    floors = res.detection_floor
+    assert floors["u_t"]["u_xx"] == pytest.approx(floors["v_t"]["v_xx"], rel=1e-9)
+    assert floors["u_t"]["u_xx"] == pytest.approx(0.37, abs=0.02)
+    assert "v_xx" not in res.history.fits[1].excluded
