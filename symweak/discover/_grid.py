@@ -44,7 +44,7 @@ from ._library import (
 from ._scales import choose_scale
 from ._settings import GRID_CONSTANT_FLOOR, NEIGHBOURS_GAIN, NOISE_THRESHOLD
 from ._testfunctions import bump_for_orders, make_tests, spectral_radius, support_floor
-from ._verdicts import judge_equation, record_uncertainty
+from ._verdicts import agree_ties, judge_equation, record_uncertainty
 
 __all__ = ["build_library", "estimate_noise", "evaluate_functions", "run"]
 
@@ -308,7 +308,8 @@ def _run(problem, config) -> tuple[list[Equation], History]:
         residuals={k: v[0] for k, v in tried.items()},
     )
     others = [v[2] for k, v in tried.items() if k != chosen]
-    history = History(grid=record, fits=_records(problem, config, designs, fits, others, tests))
+    records = _records(problem, config, designs, fits, others, tests, ties)
+    history = History(grid=record, fits=records)
     return equations, history
 
 
@@ -355,17 +356,23 @@ def _preferred(problem, config, designs, fits, ties) -> dict:
     return fits
 
 
-def _records(problem, config, designs, fits, others, tests) -> list[FitRecord]:
+def _records(problem, config, designs, fits, others, tests, ties=()) -> list[FitRecord]:
     """One :class:`FitRecord` per equation, with intervals, prices, the Pareto front
     (:func:`._verdicts.record_uncertainty`, the other scales' designs and the overlap of
     ``tests`` widening the intervals) and what the data determine
-    (:func:`._verdicts.judge_equation`) unless ``uncertainty=False``."""
+    (:func:`._verdicts.judge_equation`) unless ``uncertainty=False``. Equations tied by a
+    ``pair`` rule share one joint fit: each is judged on its own design with its own part of
+    the coefficients, and their verdicts then agree (:func:`._verdicts.agree_ties`)."""
     from .network._functions import apart
 
+    tied = {x for a, b_, _ in ties if a != b_ for x in (a, b_)}
     records = []
     for e, lhs in enumerate(problem.lhs):
         fit = fits[lhs][1]
         lib, G, b = designs[lhs]
+        coef = fit.coef
+        if lhs in tied:  # the joint fit's coefficients are in the joint design's order
+            coef = np.array([float(fits[lhs][0].get(t, 0.0)) for t in lib])
         record = FitRecord(
             lhs=lhs.short(),
             residual=fit.residual,
@@ -373,14 +380,14 @@ def _records(problem, config, designs, fits, others, tests) -> list[FitRecord]:
             threshold=fit.threshold,
             library_size=len(lib),
         )
-        if config.reporting.uncertainty and len(fit.coef) == len(lib):
+        if config.reporting.uncertainty and len(coef) == len(lib):
             record_uncertainty(
                 record,
                 lhs,
                 lib,
                 G,
                 b,
-                fit.coef,
+                coef,
                 how=config.selection.complexity,
                 constraints=problem.constraints,
                 seed=child_seed(problem.seed, "stability") + 1 + e,
@@ -393,14 +400,16 @@ def _records(problem, config, designs, fits, others, tests) -> list[FitRecord]:
                 lib,
                 G,
                 b,
-                fit.coef,
+                coef,
                 record,
                 how=config.selection.complexity,
                 constraints=problem.constraints,
                 seed=child_seed(problem.seed, "verdicts") + e,
                 rhs=fits[lhs][0],
                 apart=apart(lib),
-                start=[fit.selected] if fit.selected else (),
+                start=[fit.selected] if fit.selected and lhs not in tied else (),
             )
         records.append(record)
+    if config.reporting.uncertainty and tied:
+        agree_ties(dict(zip(problem.lhs, records)), ties)
     return records

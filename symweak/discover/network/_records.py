@@ -141,6 +141,8 @@ def fit_records(state, cands, system, others, results, readable, overlap=None) -
         if cfg.reporting.uncertainty:
             lib, G, b = judged[lhs]
             coef = np.asarray(fit.coef, dtype=float)
+            if lhs in tied:  # the joint fit's coefficients are in the joint design's order
+                coef = np.array([float(results[lhs][0].get(t, 0.0)) for t in designs[lhs][0]])
             if len(coef) == len(designs[lhs][0]):  # the verdicts' own terms: not in the fit
                 coef = np.concatenate([coef, np.zeros(len(lib) - len(coef))])
             judge_equation(
@@ -155,7 +157,7 @@ def fit_records(state, cands, system, others, results, readable, overlap=None) -
                 seed=child_seed(state.problem.seed, "verdicts") + e,
                 rhs=results[lhs][0],
                 apart=apart(lib),
-                start=[fit.selected] if fit.selected else (),
+                start=[fit.selected] if fit.selected and lhs not in tied else (),
             )
         records.append(record)
     if cfg.reporting.uncertainty and tied:
