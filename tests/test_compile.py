@@ -57,6 +57,23 @@ def test_round_trip_after_a_gradient_step():
     torch.testing.assert_close(mod2(u), mod(u).detach())
 
 
+def test_a_pickled_module_compiles_again_with_its_trained_constants():
+    import pickle
+
+    d = sympy.Derivative(U, x)
+    mod = compile_expressions([sympy.Float(2.0) * sympy.sin(U) * d, U**2], [U, d])
+    with torch.no_grad():
+        mod.constants.add_(0.5)  # trained: 2.5, not the 2.0 of its expression
+    again = pickle.loads(pickle.dumps(mod))
+    assert again.source == mod.source and again.input_names == ["u", "u_x"]
+    assert isinstance(again.constants, torch.nn.Parameter)
+    u, ux = torch.tensor([0.3, 1.2], dtype=torch.float64), torch.tensor([2.0, -1.0])
+    assert torch.equal(again(u, ux), mod(u, ux).detach())
+    assert float(again(u, ux).detach()[0, 0]) == pytest.approx(2.5 * np.sin(0.3) * 2.0)
+    frozen = compile_expressions([sympy.Float(3.0) * U], trainable=False)
+    assert "constants" in dict(pickle.loads(pickle.dumps(frozen)).named_buffers())
+
+
 def test_exact_float64_round_trip():
     value = 0.1234567890123456789
     mod = compile_expressions([sympy.Float(value) * U])

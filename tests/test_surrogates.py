@@ -122,6 +122,8 @@ def test_members_are_warmed_up_and_tuned_on_the_run_s_candidates(monkeypatch):
     monkeypatch.setattr(network._search, "run", counted("search"))
     monkeypatch.setattr(network._prune, "run", counted("prune"))
     monkeypatch.setattr(network._tune, "run", tune)
+    # the members trained here, where these calls are seen (not in child processes)
+    monkeypatch.setattr(network._members, "member_workers", lambda count, device: 0)
     obs = generate("burgers", cache=False, nt=31, nx=64).sample(0.3, seed=0)
     fast = dict(kernels=64, warmup_epochs=60, search_epochs=20, prune_epochs=20, tune_epochs=10)
     res = symweak.discover(
@@ -134,6 +136,82 @@ def test_members_are_warmed_up_and_tuned_on_the_run_s_candidates(monkeypatch):
     assert [seed for seed, _ in calls["tune"]] == calls["warmup"]
     # every member tunes on the very candidate library the run extracted
     assert all(cands is calls["tune"][0][1] for _, cands in calls["tune"])
+
+
+def _members_of(monkeypatch, network, workers):
+    """A small run with surrogates=3 on two torch threads, the members in ``workers`` child
+    processes (0: here) while the run's own phases after its warm-up use one thread:
+    (the members' parameters, the returned coefficients, child processes started)."""
+    from symweak.bench import generate
+
+    members = network._members
+    real_init, real_collect = members.Members.__init__, members.Members.collect
+    seen = {}
+
+    def init(self, *args, **kw):
+        real_init(self, *args, **kw)
+        seen["children"] = len(self.children)
+        self.threads = 1  # as with two children on two threads
+
+    def collect(self, *args, **kw):
+        out = real_collect(self, *args, **kw)
+        seen["members"] = [{k: v.clone() for k, v in m.state_dict().items()} for m in out[0]]
+        return out
+
+    monkeypatch.setattr(members.Members, "__init__", init)
+    monkeypatch.setattr(members.Members, "collect", collect)
+    if workers == 0:
+        monkeypatch.setattr(members, "member_workers", lambda count, device: 0)
+    obs = generate("burgers", cache=False, nt=31, nx=64).sample(0.3, seed=0)
+    fast = dict(kernels=64, warmup_epochs=60, search_epochs=20, prune_epochs=20, tune_epochs=10)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        res = symweak.discover(
+            obs, ops="+,-,*", lhs="u_t", seed=3, progress=False, surrogates=3, **fast
+        )
+    finally:
+        torch.set_num_threads(before)
+        monkeypatch.undo()
+    assert res.history.surrogates == 3
+    coefs = {t.short(): c for t, c in res.system[0].coefficients.items()}
+    return seen["members"], coefs, seen["children"]
+
+
+def test_members_from_child_processes_are_those_trained_here(monkeypatch):
+    import importlib
+
+    network = importlib.import_module("symweak.discover.network")
+    if not network._forking.can_fork():
+        pytest.skip("child processes are forked (Linux) only")
+    forked, coefs_forked, children = _members_of(monkeypatch, network, workers=2)
+    here, coefs_here, none = _members_of(monkeypatch, network, workers=0)
+    assert (children, none) == (2, 0)
+    assert len(forked) == len(here) == 2
+    for a, b in zip(forked, here):  # bit for bit: every member trains on one thread
+        assert a.keys() == b.keys()
+        assert all(torch.equal(a[k], b[k]) for k in a)
+    assert coefs_forked == coefs_here
+
+
+def test_member_workers_follow_the_run_s_threads_on_a_cpu(monkeypatch):
+    from symweak.discover.network import _forking
+
+    monkeypatch.setattr(_forking, "can_fork", lambda: True)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(4)
+        assert _forking.member_workers(8, "cpu") == 4
+        assert _forking.member_workers(3, "cpu") == 2
+        assert _forking.member_workers(2, "cpu") == 1  # beside the run's own phases
+        assert _forking.member_workers(1, "cpu") == 0
+        assert _forking.member_workers(8, "cuda") == 0
+        torch.set_num_threads(1)
+        assert _forking.member_workers(8, "cpu") == 0
+    finally:
+        torch.set_num_threads(before)
+    monkeypatch.setattr(_forking, "can_fork", lambda: False)
+    assert _forking.member_workers(8, "cpu") == 0
 
 
 def test_auto_uses_three_surrogates_from_the_noise_threshold():

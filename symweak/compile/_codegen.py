@@ -118,6 +118,8 @@ class CompiledExpressions(nn.Module):
         user_ops: Mapping[str, Callable] | None = None,
     ) -> None:
         super().__init__()
+        # what __reduce__ compiles again (the generated function itself does not pickle)
+        self._options = {"dtype": dtype, "trainable": trainable, "user_ops": user_ops}
         self.exprs = [sympy.sympify(e) for e in exprs]
         self.inputs = list(inputs)
         self.input_names = [input_name(a) for a in self.inputs]
@@ -180,6 +182,11 @@ class CompiledExpressions(nn.Module):
             self.constants = nn.Parameter(values)
         else:
             self.register_buffer("constants", values)
+
+    def __reduce__(self):
+        """Pickled as its expressions, inputs and options (compiled again when loaded, so
+        user operators must be registered there too) and its constants."""
+        return _compiled_again, (self.exprs, self.inputs, self._options, self.state_dict())
 
     def forward(self, *args: torch.Tensor, **kwargs: torch.Tensor) -> torch.Tensor:
         if kwargs:
@@ -281,6 +288,12 @@ def _grouped(flat: list[sympy.Expr], n_inputs: int, ops):
     for pos, i in enumerate(order):
         inverse[i] = pos
     return namespace["_rows"], index, torch.tensor(inverse, dtype=torch.long)
+
+
+def _compiled_again(exprs, inputs, options, state) -> CompiledExpressions:
+    module = CompiledExpressions(exprs, inputs, **options)
+    module.load_state_dict(state)
+    return module.to(state["constants"].device)
 
 
 def compile_expressions(

@@ -8,18 +8,19 @@ training phases are skipped and the final fit runs on the best surrogate seen.
 
 from __future__ import annotations
 
-import dataclasses
+import contextlib
 
 import torch
 
 from ..._errors import SymweakError
-from ..._seeds import child_seed, deterministic_torch
-from ..._trainer import announce, deferred_interrupts, profiler_range
+from ..._seeds import deterministic_torch
+from ..._trainer import deferred_interrupts, profiler_range
 from ...surrogate import choose_device
 from .._history import History
 from .._settings import AUTO_SURROGATES as AUTO_SURROGATES
 from . import _extract, _final, _prune, _search, _symmetry, _tune, _warmup, _widen
 from ._correction import residual_correction as residual_correction
+from ._members import Members
 from ._state import NetworkState
 from ._warmup import choose_kernels as choose_kernels
 from ._warmup import noise_ratio, surrogates_for
@@ -36,43 +37,43 @@ def run(problem, config, progress: bool = True):
         return _run(problem, config, progress)
 
 
-def _train(problem, config, device, history, progress: bool, candidates=None):
-    """Phases 1-4 (warm-up, search, pruning with extraction, tuning): (state, candidates).
-    Given ``candidates`` (one of the more surrogates of ``surrogates=K``): the warm-up and
-    the tuning phase on those candidates, without a search or pruning of its own."""
+def _train(problem, config, device, history, progress: bool):
+    """Phases 1-4 (warm-up, search, pruning with extraction, tuning) and the more
+    surrogates of ``surrogates=K`` (:mod:`._members`; started once the warm-up has settled
+    their count, so that they warm up while this run searches): (state, candidates)."""
     torch.manual_seed(problem.seed)
-    member = candidates is not None
-    warm = _warmup.run(problem, config, device, history, progress, member=member)
+    warm = _warmup.run(problem, config, device, history, progress)
     state = NetworkState(problem, config, device, warm, history)
-    if not member:
-        _search.run(state, progress)
-        _prune.run(state, progress)
-        candidates = _extract.run(state)
-    _tune.run(state, candidates, progress)
+    count = how_many_surrogates(config.surrogate, history, problem)
+    members = None
+    if count > 1 and config.surrogate.combine == "mean" and not state.interrupted:
+        members = Members(problem, config, device, count, progress)
+    try:
+        with _threads(members.threads if members is not None else None):
+            _search.run(state, progress)
+            _prune.run(state, progress)
+            candidates = _extract.run(state)
+            _tune.run(state, candidates, progress)
+        if members is not None:
+            state.members, stopped = members.collect(candidates, state.interrupted)
+            state.interrupted |= stopped
+            history.surrogates = 1 + len(state.members)
+    finally:
+        if members is not None:
+            members.close()
     return state, candidates
 
 
-def _members(problem, config, device, progress: bool, state, count: int, candidates) -> list:
-    """``surrogates - 1`` more surrogates, each from its own child seed (initialisation,
-    Gaussians, held-out split, test functions, batches), warmed up and tuned on the run's
-    own ``candidates`` (their own candidates would never be used; search and pruning were
-    half a member's time), restored to its best held-out checkpoint. The final fit
-    integrates the mean of all of them: their errors differ where the data leave the field
-    open. It stops early when the run was interrupted."""
-    members = []
-    base = child_seed(problem.seed, "surrogates")
-    for k in range(1, count):
-        if state.interrupted:
-            break
-        announce(f"surrogate {k + 1} of {count}", progress)
-        member_problem = dataclasses.replace(problem, seed=base + 7919 * k)
-        member, _ = _train(member_problem, config, device, History(), progress, candidates)
-        if member.check is not None:
-            member.best.restore()
-        member.surrogate.eval()
-        members.append(member.surrogate)
-        state.interrupted |= member.interrupted
-    return members
+@contextlib.contextmanager
+def _threads(count: int | None):
+    """torch's thread count set to ``count`` meanwhile (None: left as it is)."""
+    before = torch.get_num_threads()
+    if count is not None:
+        torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def how_many_surrogates(cfg, history, problem) -> int:
@@ -88,10 +89,6 @@ def _run(problem, config, progress: bool):
     device = choose_device(config.training.device)
     history = History()
     state, candidates = _train(problem, config, device, history, progress)
-    count = how_many_surrogates(config.surrogate, history, problem)
-    if count > 1 and config.surrogate.combine == "mean" and not state.interrupted:
-        state.members = _members(problem, config, device, progress, state, count, candidates)
-        history.surrogates = 1 + len(state.members)
     with deferred_interrupts("the final fit") as held, profiler_range("final"):
         equations = _final.run(state, candidates)
         equations, candidates = _widen.neighbours_by_default(state, candidates, equations)

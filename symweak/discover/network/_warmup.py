@@ -25,6 +25,7 @@ from .._settings import (
     SURROGATES_NOISE,
     WARMUP_PATIENCE,
 )
+from ._forking import member_workers
 
 __all__ = ["WarmedUp", "choose_kernels", "run"]
 
@@ -181,10 +182,13 @@ def surrogates_for(cfg, ratio: float) -> int:
     return AUTO_SURROGATES if ratio >= SURROGATES_NOISE else 1
 
 
-def _estimator(text: str, config, n_warmups: int, progress: bool, surrogates: int = 1):
+def _estimator(
+    text: str, config, n_warmups: int, progress: bool, surrogates: int = 1, workers: int = 0
+):
     """A ``Surrogate.fit`` callback that announces ``text`` with the expected run time once
     ``ESTIMATE_AFTER`` warm-up epochs have been timed: the run's own phases, the final fit
-    and ``surrogates − 1`` more surrogates (a warm-up and a tuning phase each)."""
+    and ``surrogates − 1`` more surrogates (a warm-up and a tuning phase each; shared
+    among ``workers`` child processes when there are any)."""
     tr = config.training
     later = tr.search_epochs + tr.prune_epochs + tr.tune_epochs
     member = tr.warmup_epochs * n_warmups + LATER_EPOCH_COST * tr.tune_epochs
@@ -196,7 +200,7 @@ def _estimator(text: str, config, n_warmups: int, progress: bool, surrogates: in
         elif epoch == ESTIMATE_AFTER:
             per = (time.perf_counter() - marks[0]) / ESTIMATE_AFTER
             own = tr.warmup_epochs * n_warmups + LATER_EPOCH_COST * later + FINAL_COST
-            total = per * (own + (surrogates - 1) * member)
+            total = per * (own + (surrogates - 1) * member / max(1, workers))
             more = f" ({surrogates} surrogates)" if surrogates > 1 else ""
             announce(f"{text}: about {_seconds(total)} on this machine{more}", progress)
 
@@ -228,7 +232,8 @@ def run(problem, config, device, history, progress: bool, member: bool = False) 
     # a member was announced with the run's own warm-up, which counted it in its estimate
     if not member and config.training.warmup_epochs > ESTIMATE_AFTER:
         count = expected_surrogates(cfg, noise)
-        callback = _estimator(text, config, len(counts), progress, count)
+        workers = member_workers(count, device)
+        callback = _estimator(text, config, len(counts), progress, count, workers)
     elif not member:
         announce(text, progress)
     for count in counts:
