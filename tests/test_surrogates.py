@@ -198,6 +198,7 @@ def test_member_workers_follow_the_run_s_threads_on_a_cpu(monkeypatch):
     from symweak.discover.network import _forking
 
     monkeypatch.setattr(_forking, "can_fork", lambda: True)
+    monkeypatch.setattr(_forking, "cores", lambda: 16)
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(4)
@@ -206,6 +207,8 @@ def test_member_workers_follow_the_run_s_threads_on_a_cpu(monkeypatch):
         assert _forking.member_workers(2, "cpu") == 1  # beside the run's own phases
         assert _forking.member_workers(1, "cpu") == 0
         assert _forking.member_workers(8, "cuda") == 0
+        monkeypatch.setattr(_forking, "cores", lambda: 3)  # more threads than cores
+        assert _forking.member_workers(8, "cpu") == 3
         torch.set_num_threads(1)
         assert _forking.member_workers(8, "cpu") == 0
     finally:
