@@ -3,6 +3,7 @@ inclusion probabilities and intervals (issue 23)."""
 
 import numpy as np
 import pytest
+import torch
 
 import symweak
 from symweak.discover._ensemble import combine, member_seeds
@@ -83,6 +84,57 @@ def test_network_ensemble_of_two(tmp_path):
         assert lo <= info["coefficient"] <= hi
     res.save(tmp_path / "run.json")
     assert symweak.Discovery.load(tmp_path / "run.json").history.ensemble == res.history.ensemble
+
+
+def _vote_of_three(monkeypatch, here: bool):
+    """A small vote of three runs on two torch threads, the shown run on one thread while
+    the others run (in two child processes, or with ``here`` in this process): (the
+    members' equations, the shown run's coefficients, the child processes)."""
+    import importlib
+
+    from symweak.bench import generate
+
+    ensemble = importlib.import_module("symweak.discover._ensemble")
+    real_init = ensemble.Voters.__init__
+    seen = {}
+
+    def init(self, *args, **kw):
+        real_init(self, *args, **kw)
+        seen["children"] = 0 if self.children is None else len(self.children.children)
+        self.threads = 1  # as with two children on two threads
+
+    monkeypatch.setattr(ensemble.Voters, "__init__", init)
+    if here:
+        forking = importlib.import_module("symweak.discover.network._forking")
+        monkeypatch.setattr(forking, "member_workers", lambda count, device: 0)
+    obs = generate("burgers", cache=False, nt=31, nx=64).sample(0.3, seed=0)
+    fast = dict(kernels=64, warmup_epochs=60, search_epochs=20, prune_epochs=20, tune_epochs=10)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        res = symweak.discover(
+            obs, ops="+,-,*", lhs="u_t", seed=1, progress=False, surrogates=3, combine="vote",
+            **fast,
+        )  # fmt: skip
+    finally:
+        torch.set_num_threads(before)
+        monkeypatch.undo()
+    assert res.settings["ensemble"] == 3
+    coefs = {t.short(): c for t, c in res.system[0].coefficients.items()}
+    return res.history.ensemble, coefs, seen["children"]
+
+
+def test_vote_members_from_child_processes_are_those_run_here(monkeypatch):
+    from symweak.discover.network._forking import can_fork
+
+    if not can_fork():
+        pytest.skip("child processes are forked (Linux) only")
+    forked, shown_forked, children = _vote_of_three(monkeypatch, here=False)
+    here, shown_here, none = _vote_of_three(monkeypatch, here=True)
+    assert (children, none) == (2, 0)
+    assert [m["seed"] for m in forked] == member_seeds(1, 3)
+    assert forked == here  # every member run on one thread: the same equations, digit for digit
+    assert shown_forked == shown_here
 
 
 def test_members_that_disagree_make_terms_uncertain():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -98,26 +99,35 @@ def _config(problem: Problem, method: str, config, overrides: Mapping[str, Any])
 
 def _network(problem, cfg, progress, settings, rebuild):
     """The network method, and with ``combine="vote"`` the other runs folded in
-    (``rebuild(seed)``: the same problem with another seed)."""
+    (``rebuild(seed)``: the same problem with another seed; :class:`._ensemble.Voters`)."""
     from . import network as network_method
-    from ._ensemble import combine, member_seeds
+    from ._ensemble import Voters, combine, member_seeds
 
-    equations, surrogate, history = network_method.run(problem, cfg, progress)
-    if history.interrupted:
-        log.warning("symweak: the run was interrupted; returning the best result so far")
-    settings["interrupted"] = history.interrupted
-    ensemble = 1
-    if cfg.surrogate.combine == "vote":
-        ensemble = network_method.how_many_surrogates(cfg.surrogate, history, problem)
-    if ensemble > 1 and not history.interrupted:
-        members = []
-        for member_seed in member_seeds(problem.seed, ensemble):
-            eqs, _, record = network_method.run(rebuild(member_seed), cfg, progress)
-            members.append((member_seed, eqs))
-            if record.interrupted:
-                break
-        combine(equations, history, members)
-        settings["ensemble"] = ensemble
+    voters = None
+    count = cfg.surrogate.surrogates
+    if cfg.surrogate.combine == "vote" and count != "auto" and int(count) > 1:
+        # a known count: the other runs start now, beside this one
+        voters = Voters(member_seeds(problem.seed, int(count)), cfg, rebuild)
+    try:
+        with voters.beside() if voters is not None else nullcontext():
+            equations, surrogate, history = network_method.run(problem, cfg, progress)
+        if history.interrupted:
+            log.warning("symweak: the run was interrupted; returning the best result so far")
+        settings["interrupted"] = history.interrupted
+        ensemble = 1
+        if cfg.surrogate.combine == "vote":
+            ensemble = network_method.how_many_surrogates(cfg.surrogate, history, problem)
+        if ensemble > 1 and not history.interrupted:
+            if voters is None:  # "auto": the count is known now
+                voters = Voters(member_seeds(problem.seed, ensemble), cfg, rebuild)
+            members, stopped = voters.collect(progress)
+            history.interrupted |= stopped
+            settings["interrupted"] = history.interrupted
+            combine(equations, history, members)
+            settings["ensemble"] = ensemble
+    finally:
+        if voters is not None:
+            voters.close()
     return equations, surrogate, history
 
 

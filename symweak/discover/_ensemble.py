@@ -12,18 +12,25 @@ variability). Per term of the shown equation:
 * the 95 % interval becomes the envelope of the run's own bootstrap interval and every
   member's coefficient of that term.
 
-Members run one after another (torch already uses the machine's cores for one run; on a
-2-core machine parallel members only contend). Each member's equation is kept in
-``history.ensemble``.
+Each member run trains on one torch thread, so that it comes out the same wherever it runs:
+where the run has more than one thread on a CPU that can fork (Linux), in that many child
+processes (at most one per member; :mod:`.network._forking`), started with the shown run
+when the count is given (``surrogates=K``) and after it for ``"auto"``, the shown run
+keeping the threads left over; elsewhere one after another in this process. Each member's
+equation is kept in ``history.ensemble``.
 """
 
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
+from functools import partial
+
+import torch
 
 from .._seeds import child_seed
 
-__all__ = ["combine", "member_seeds"]
+__all__ = ["Voters", "combine", "member_seeds"]
 
 log = logging.getLogger("symweak")
 
@@ -32,6 +39,77 @@ def member_seeds(seed: int, ensemble: int) -> list[int]:
     """The seeds of the members after the first (which uses ``seed`` itself)."""
     base = child_seed(seed, "ensemble")
     return [base + 7919 * k for k in range(1, ensemble)]
+
+
+def _member_run(cfg, rebuild, progress: bool, seed: int):
+    """One member run: (its equations, whether it was interrupted)."""
+    from . import network as network_method
+
+    equations, _, record = network_method.run(rebuild(seed), cfg, progress)
+    return equations, record.interrupted
+
+
+class Voters:
+    """The member runs of ``combine="vote"`` (``seeds``): in child processes forked now
+    where :func:`.network._forking.member_workers` allows, the rest here on one thread."""
+
+    def __init__(self, seeds: list[int], cfg, rebuild) -> None:
+        from ..surrogate import choose_device
+        from .network._forking import Children, member_workers
+
+        self.seeds, self.cfg, self.rebuild = list(seeds), cfg, rebuild
+        workers = member_workers(len(seeds) + 1, choose_device(cfg.training.device))
+        self.children = None
+        #: the threads the shown run keeps meanwhile (None: its own count)
+        self.threads = None
+        if workers:
+            fn = partial(_member_run, cfg, rebuild, False)
+            self.children = Children(fn, self.seeds, workers)
+            self.threads = max(1, torch.get_num_threads() - workers)
+            log.info("symweak: %d member runs in %d processes", len(seeds), workers)
+
+    @contextmanager
+    def beside(self):
+        """torch's threads left to the shown run while the children run."""
+        before = torch.get_num_threads()
+        if self.threads is not None:
+            torch.set_num_threads(self.threads)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(before)
+
+    def collect(self, progress: bool) -> tuple[list, bool]:
+        """``[(seed, equations)]`` in seed order, and whether Ctrl-C or an interrupted member
+        stopped it (the members finished by then are kept)."""
+        from .._trainer import announce
+        from .network._forking import one_thread
+
+        done, stopped = {}, False
+        if self.children is not None:
+            announce(f"runs 2–{len(self.seeds) + 1} of {len(self.seeds) + 1}", progress)
+            try:
+                done = self.children.collect()
+            except KeyboardInterrupt:
+                done, stopped = self.children.done, True
+        for k, seed in enumerate(self.seeds):
+            if stopped:
+                break
+            if seed in done:
+                continue
+            announce(f"run {k + 2} of {len(self.seeds) + 1}", progress)
+            try:
+                with one_thread():
+                    done[seed] = _member_run(self.cfg, self.rebuild, progress, seed)
+            except KeyboardInterrupt:
+                stopped = True
+            stopped |= seed in done and done[seed][1]
+        stopped |= any(done[s][1] for s in done)
+        return [(s, done[s][0]) for s in self.seeds if s in done], stopped
+
+    def close(self) -> None:
+        if self.children is not None:
+            self.children.close()
 
 
 def combine(equations, history, members) -> None:

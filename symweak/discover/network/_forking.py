@@ -1,15 +1,33 @@
-"""Whether the more surrogates of ``surrogates=K`` train in child processes, and in how
-many (:mod:`._members`)."""
+"""Whether the more surrogates of ``surrogates=K`` (or the more runs of ``combine="vote"``)
+train in child processes, and in how many (:mod:`._members`, :class:`Children`)."""
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
+import pickle
+import signal
 import sys
+import warnings
+from contextlib import contextmanager
+from multiprocessing.connection import wait
 
 import torch
 
-__all__ = ["can_fork", "cores", "member_workers"]
+__all__ = [
+    "Children",
+    "can_fork",
+    "cores",
+    "fork",
+    "member_workers",
+    "one_thread",
+    "recv",
+    "send",
+    "stop",
+]
+
+log = logging.getLogger("symweak")
 
 
 def member_workers(count: int, device) -> int:
@@ -38,3 +56,116 @@ def can_fork() -> bool:
         and "fork" in multiprocessing.get_all_start_methods()
         and not multiprocessing.current_process().daemon
     )
+
+
+@contextmanager
+def one_thread():
+    """torch on one thread meanwhile (a member trained here, as in a child)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def send(conn, obj) -> None:
+    """Plain pickles (copies): torch's own reducers would share tensors through file
+    descriptors that vanish when the child exits."""
+    conn.send_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def recv(conn):
+    return pickle.loads(conn.recv_bytes())
+
+
+def fork(target, args) -> tuple:
+    """A child process forked now running ``target(conn, *args)`` on one torch thread with
+    Ctrl-C left to the run: (process, the run's end of the pipe)."""
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe()
+    with warnings.catch_warnings():  # 3.12+: forking a process that has threads
+        warnings.simplefilter("ignore", DeprecationWarning)
+        proc = ctx.Process(target=_start, args=(target, child, *args), daemon=True)
+        proc.start()
+    child.close()
+    return proc, parent
+
+
+def _start(target, conn, *args) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run decides when to stop
+    torch.set_num_threads(1)
+    try:
+        target(conn, *args)
+    except BaseException as exc:  # reported to the run, which does the work itself
+        send(conn, ("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+def stop(children) -> None:
+    """End the children ``[(process, connection), ...]`` still running."""
+    for proc, conn in children:
+        try:
+            if proc.is_alive():
+                send(conn, None)
+        except (BrokenPipeError, OSError):
+            pass
+        conn.close()
+        proc.join(timeout=1.0)
+        if proc.is_alive():
+            proc.terminate()
+            proc.join()
+
+
+def _each(conn, fn, items) -> None:
+    for item in items:
+        send(conn, ("ok", item, fn(item)))
+    send(conn, None)
+
+
+class Children:
+    """``fn(item)`` for each of ``items`` in ``workers`` child processes forked now (the
+    items dealt out in turn), the results received as they come (:meth:`collect`)."""
+
+    def __init__(self, fn, items: list, workers: int) -> None:
+        self.children = [fork(_each, (fn, items[w::workers])) for w in range(workers)]
+        self.done: dict = {}
+
+    def collect(self) -> dict:
+        """``{item: result}`` of every item a child finished; a child that failed is logged
+        and its remaining items are missing. Ctrl-C stops waiting: the results received or
+        waiting in the pipes by then are kept, and KeyboardInterrupt is raised again."""
+        pending = {conn: proc for proc, conn in self.children}
+        try:
+            while pending:
+                for conn in wait(list(pending)):
+                    self._receive(conn, pending)
+        except KeyboardInterrupt:
+            for conn in list(pending):
+                try:
+                    while conn in pending and conn.poll(0):
+                        self._receive(conn, pending)
+                except (OSError, EOFError):
+                    continue
+            raise
+        finally:
+            self.close()
+        return self.done
+
+    def _receive(self, conn, pending: dict) -> None:
+        try:
+            msg = recv(conn)
+        except EOFError:
+            msg = ("error", f"exit code {pending[conn].exitcode}")
+        if msg is None:
+            del pending[conn]
+        elif msg[0] == "error":
+            log.warning("a child process failed (%s); its work is done here", msg[1])
+            del pending[conn]
+        else:
+            self.done[msg[1]] = msg[2]
+
+    def close(self) -> None:
+        stop(self.children)
+        self.children = []

@@ -16,11 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import multiprocessing
-import pickle
-import signal
-import warnings
-from contextlib import contextmanager
 from multiprocessing.connection import wait
 
 import torch
@@ -29,7 +24,7 @@ from ..._seeds import child_seed
 from ..._trainer import announce
 from .._history import History
 from . import _tune, _warmup
-from ._forking import member_workers
+from ._forking import fork, member_workers, one_thread, recv, send, stop
 from ._state import NetworkState
 
 __all__ = ["Members"]
@@ -38,16 +33,6 @@ log = logging.getLogger("symweak")
 
 #: seeds of the members: child_seed(seed, "surrogates") + MEMBER_STRIDE * k
 MEMBER_STRIDE = 7919
-
-
-@contextmanager
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _member_problem(problem, k: int):
@@ -76,31 +61,15 @@ def _tuned(member, config, device, warm, rng, candidates, progress: bool = False
 
 
 def _child(conn, problem, config, device, ks) -> None:
-    """A child process: warm members ``ks`` up, wait for the candidates (None: stop), tune
-    each and send ``(k, surrogate, interrupted)``; then ``None``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run decides when to stop
-    torch.set_num_threads(1)
-    try:
-        warmed = [(k, *_warm(problem, config, device, k)) for k in ks]
-        candidates = _recv(conn)
-        if candidates is not None:
-            for k, member, warm, rng in warmed:
-                _send(conn, (k, *_tuned(member, config, device, warm, rng, candidates)))
-        _send(conn, None)
-    except BaseException as exc:  # reported to the run, which trains these members itself
-        _send(conn, ("error", f"{type(exc).__name__}: {exc}"))
-    finally:
-        conn.close()
-
-
-def _send(conn, obj) -> None:
-    """Plain pickles (copies): torch's own reducers would share tensors through file
-    descriptors that vanish when the child exits."""
-    conn.send_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
-
-
-def _recv(conn):
-    return pickle.loads(conn.recv_bytes())
+    """A child process (:func:`._forking.fork`): warm members ``ks`` up, wait for the
+    candidates (None: stop), tune each and send ``("ok", k, (surrogate, interrupted))``;
+    then ``None``."""
+    warmed = [(k, *_warm(problem, config, device, k)) for k in ks]
+    candidates = recv(conn)
+    if candidates is not None:
+        for k, member, warm, rng in warmed:
+            send(conn, ("ok", k, _tuned(member, config, device, warm, rng, candidates)))
+    send(conn, None)
 
 
 class Members:
@@ -120,18 +89,11 @@ class Members:
             self.threads = max(1, torch.get_num_threads() - workers)
 
     def _fork(self, workers: int) -> None:
-        ctx = multiprocessing.get_context("fork")
         ks = list(range(1, self.count))
-        with warnings.catch_warnings():  # 3.12+: forking a process that has threads
-            warnings.simplefilter("ignore", DeprecationWarning)
-            for w in range(workers):
-                mine = ks[w::workers]
-                parent, child = ctx.Pipe()
-                args = (child, self.problem, self.config, self.device, mine)
-                proc = ctx.Process(target=_child, args=args, daemon=True)
-                proc.start()
-                child.close()
-                self.children.append((proc, parent, mine))
+        for w in range(workers):
+            mine = ks[w::workers]
+            proc, conn = fork(_child, (self.problem, self.config, self.device, mine))
+            self.children.append((proc, conn, mine))
         log.info("surrogates: %d members in %d processes", self.count - 1, workers)
 
     def collect(self, candidates, interrupted: bool) -> tuple[list, bool]:
@@ -159,7 +121,7 @@ class Members:
         they come; a child that fails leaves its members to :meth:`_here` (logged)."""
         announce(f"surrogates 2–{self.count} of {self.count}", self.progress)
         for _, conn, _ in self.children:
-            _send(conn, candidates)
+            send(conn, candidates)
         pending = {conn: proc for proc, conn, _ in self.children}
         while pending:
             for conn in wait(list(pending)):
@@ -169,7 +131,7 @@ class Members:
     def _receive(self, conn, pending: dict, done: dict) -> None:
         """One message of a child: a member into ``done``, or its end (``pending`` loses it)."""
         try:
-            msg = _recv(conn)
+            msg = recv(conn)
         except EOFError:
             msg = ("error", f"exit code {pending[conn].exitcode}")
         if msg is None:
@@ -178,7 +140,7 @@ class Members:
             log.warning("a member process failed (%s); its members run here", msg[1])
             del pending[conn]
         else:
-            k, surrogate, flag = msg
+            _, k, (surrogate, flag) = msg
             done[k] = (surrogate.to(self.device), flag)
 
     def _drain(self, done: dict) -> None:
@@ -199,7 +161,7 @@ class Members:
             if interrupted:
                 break
             announce(f"surrogate {k + 1} of {self.count}", self.progress)
-            with _one_thread():
+            with one_thread():
                 member, warm, rng = _warm(self.problem, self.config, self.device, k, self.progress)
                 surrogate, flag = _tuned(
                     member, self.config, self.device, warm, rng, candidates, self.progress
@@ -209,15 +171,5 @@ class Members:
 
     def close(self) -> None:
         """Stop the children that are still running (Ctrl-C, an error, a stopped run)."""
-        for proc, conn, _ in self.children:
-            try:
-                if proc.is_alive():
-                    _send(conn, None)
-            except (BrokenPipeError, OSError):
-                pass
-            conn.close()
-            proc.join(timeout=1.0)
-            if proc.is_alive():
-                proc.terminate()
-                proc.join()
+        stop([(proc, conn) for proc, conn, _ in self.children])
         self.children = []
