@@ -106,7 +106,7 @@ def _vote_of_three(monkeypatch, here: bool):
     monkeypatch.setattr(ensemble.Voters, "__init__", init)
     if here:
         forking = importlib.import_module("symweak.discover.network._forking")
-        monkeypatch.setattr(forking, "member_workers", lambda count, device: 0)
+        monkeypatch.setattr(forking, "plan", lambda count, device: forking.Plan(0, 1, None))
     obs = generate("burgers", cache=False, nt=31, nx=64).sample(0.3, seed=0)
     fast = dict(kernels=64, warmup_epochs=60, search_epochs=20, prune_epochs=20, tune_epochs=10)
     before = torch.get_num_threads()

@@ -8,6 +8,7 @@ import torch
 import symweak
 from symweak._seeds import child_seed
 from symweak.discover import Config
+from symweak.discover.network._forking import Plan
 from symweak.discover.network._state import NetworkState
 
 
@@ -123,7 +124,7 @@ def test_members_are_warmed_up_and_tuned_on_the_run_s_candidates(monkeypatch):
     monkeypatch.setattr(network._prune, "run", counted("prune"))
     monkeypatch.setattr(network._tune, "run", tune)
     # the members trained here, where these calls are seen (not in child processes)
-    monkeypatch.setattr(network._members, "member_workers", lambda count, device: 0)
+    monkeypatch.setattr(network._members, "plan", lambda count, device: Plan(0, 1, None))
     obs = generate("burgers", cache=False, nt=31, nx=64).sample(0.3, seed=0)
     fast = dict(kernels=64, warmup_epochs=60, search_epochs=20, prune_epochs=20, tune_epochs=10)
     res = symweak.discover(
@@ -160,8 +161,8 @@ def _members_of(monkeypatch, network, workers):
 
     monkeypatch.setattr(members.Members, "__init__", init)
     monkeypatch.setattr(members.Members, "collect", collect)
-    if workers == 0:
-        monkeypatch.setattr(members, "member_workers", lambda count, device: 0)
+    if workers == 0:  # here, on the children's one thread
+        monkeypatch.setattr(members, "plan", lambda count, device: Plan(0, 1, None))
     obs = generate("burgers", cache=False, nt=31, nx=64).sample(0.3, seed=0)
     fast = dict(kernels=64, warmup_epochs=60, search_epochs=20, prune_epochs=20, tune_epochs=10)
     before = torch.get_num_threads()
@@ -194,27 +195,33 @@ def test_members_from_child_processes_are_those_trained_here(monkeypatch):
     assert coefs_forked == coefs_here
 
 
-def test_member_workers_follow_the_run_s_threads_on_a_cpu(monkeypatch):
+def test_the_plan_shares_the_run_s_cores_among_children_and_the_run(monkeypatch):
     from symweak.discover.network import _forking
+    from symweak.discover.network._forking import Plan
 
     monkeypatch.setattr(_forking, "can_fork", lambda: True)
     monkeypatch.setattr(_forking, "cores", lambda: 16)
     before = torch.get_num_threads()
     try:
+        torch.set_num_threads(16)
+        assert _forking.plan(3, "cpu") == Plan(2, 5, 6)  # 2 children of 5 threads, run 6
+        assert _forking.plan(8, "cpu") == Plan(7, 2, 2)
+        torch.set_num_threads(2)  # this machine's
+        assert _forking.plan(8, "cpu") == Plan(2, 1, 1)
+        assert _forking.plan(2, "cpu") == Plan(1, 1, 1)  # one member beside the run
+        assert _forking.plan(1, "cpu") == Plan(0, 2, None)
+        assert _forking.plan(8, "cuda") == Plan(0, 2, None)  # here, on the run's threads
         torch.set_num_threads(4)
-        assert _forking.member_workers(8, "cpu") == 4
-        assert _forking.member_workers(3, "cpu") == 2
-        assert _forking.member_workers(2, "cpu") == 1  # beside the run's own phases
-        assert _forking.member_workers(1, "cpu") == 0
-        assert _forking.member_workers(8, "cuda") == 0
         monkeypatch.setattr(_forking, "cores", lambda: 3)  # more threads than cores
-        assert _forking.member_workers(8, "cpu") == 3
+        assert _forking.plan(8, "cpu") == Plan(3, 1, 1)
         torch.set_num_threads(1)
+        assert _forking.plan(8, "cpu") == Plan(0, 1, None)
+        monkeypatch.setattr(_forking, "can_fork", lambda: False)
+        torch.set_num_threads(4)
+        assert _forking.plan(8, "cpu") == Plan(0, 4, None)
         assert _forking.member_workers(8, "cpu") == 0
     finally:
         torch.set_num_threads(before)
-    monkeypatch.setattr(_forking, "can_fork", lambda: False)
-    assert _forking.member_workers(8, "cpu") == 0
 
 
 def test_auto_uses_three_surrogates_from_the_noise_threshold():

@@ -12,11 +12,10 @@ variability). Per term of the shown equation:
 * the 95 % interval becomes the envelope of the run's own bootstrap interval and every
   member's coefficient of that term.
 
-Each member run trains on one torch thread, so that it comes out the same wherever it runs:
-where the run has more than one thread on a CPU that can fork (Linux), in that many child
-processes (at most one per member; :mod:`.network._forking`), started with the shown run
-when the count is given (``surrogates=K``) and after it for ``"auto"``, the shown run
-keeping the threads left over; elsewhere one after another in this process. Each member's
+Where :func:`.network._forking.plan` says so (a CPU that can fork, more than one core for
+the run), the member runs train in child processes, started with the shown run when the
+count is given (``surrogates=K``) and after it for ``"auto"``, the shown run keeping its
+share of the cores; elsewhere one after another in this process. Each member's
 equation is kept in ``history.ensemble``.
 """
 
@@ -25,8 +24,6 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 from functools import partial
-
-import torch
 
 from .._seeds import child_seed
 
@@ -51,39 +48,36 @@ def _member_run(cfg, rebuild, progress: bool, seed: int):
 
 class Voters:
     """The member runs of ``combine="vote"`` (``seeds``): in child processes forked now
-    where :func:`.network._forking.member_workers` allows, the rest here on one thread."""
+    where :func:`.network._forking.plan` says so, the rest here."""
 
     def __init__(self, seeds: list[int], cfg, rebuild) -> None:
         from ..surrogate import choose_device
-        from .network._forking import Children, member_workers
+        from .network._forking import Children, plan
 
         self.seeds, self.cfg, self.rebuild = list(seeds), cfg, rebuild
-        workers = member_workers(len(seeds) + 1, choose_device(cfg.training.device))
+        self.plan = plan(len(seeds) + 1, choose_device(cfg.training.device))
         self.children = None
         #: the threads the shown run keeps meanwhile (None: its own count)
-        self.threads = None
-        if workers:
+        self.threads = self.plan.run_threads
+        if self.plan.workers:
             fn = partial(_member_run, cfg, rebuild, False)
-            self.children = Children(fn, self.seeds, workers)
-            self.threads = max(1, torch.get_num_threads() - workers)
+            workers, threads = self.plan.workers, self.plan.member_threads
+            self.children = Children(fn, self.seeds, workers, threads)
             log.info("symweak: %d member runs in %d processes", len(seeds), workers)
 
     @contextmanager
     def beside(self):
         """torch's threads left to the shown run while the children run."""
-        before = torch.get_num_threads()
-        if self.threads is not None:
-            torch.set_num_threads(self.threads)
-        try:
+        from .network._forking import torch_threads
+
+        with torch_threads(self.threads):
             yield
-        finally:
-            torch.set_num_threads(before)
 
     def collect(self, progress: bool) -> tuple[list, bool]:
         """``[(seed, equations)]`` in seed order, and whether Ctrl-C or an interrupted member
         stopped it (the members finished by then are kept)."""
         from .._trainer import announce
-        from .network._forking import one_thread
+        from .network._forking import torch_threads
 
         done, stopped = {}, False
         if self.children is not None:
@@ -99,7 +93,7 @@ class Voters:
                 continue
             announce(f"run {k + 2} of {len(self.seeds) + 1}", progress)
             try:
-                with one_thread():
+                with torch_threads(self.plan.member_threads):
                     done[seed] = _member_run(self.cfg, self.rebuild, progress, seed)
             except KeyboardInterrupt:
                 stopped = True

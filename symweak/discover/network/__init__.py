@@ -8,8 +8,6 @@ training phases are skipped and the final fit runs on the best surrogate seen.
 
 from __future__ import annotations
 
-import contextlib
-
 import torch
 
 from ..._errors import SymweakError
@@ -20,6 +18,7 @@ from .._history import History
 from .._settings import AUTO_SURROGATES as AUTO_SURROGATES
 from . import _extract, _final, _prune, _search, _symmetry, _tune, _warmup, _widen
 from ._correction import residual_correction as residual_correction
+from ._forking import torch_threads
 from ._members import Members
 from ._state import NetworkState
 from ._warmup import choose_kernels as choose_kernels
@@ -49,7 +48,7 @@ def _train(problem, config, device, history, progress: bool):
     if count > 1 and config.surrogate.combine == "mean" and not state.interrupted:
         members = Members(problem, config, device, count, progress)
     try:
-        with _threads(members.threads if members is not None else None):
+        with torch_threads(members.threads if members is not None else None):
             _search.run(state, progress)
             _prune.run(state, progress)
             candidates = _extract.run(state)
@@ -62,18 +61,6 @@ def _train(problem, config, device, history, progress: bool):
         if members is not None:
             members.close()
     return state, candidates
-
-
-@contextlib.contextmanager
-def _threads(count: int | None):
-    """torch's thread count set to ``count`` meanwhile (None: left as it is)."""
-    before = torch.get_num_threads()
-    if count is not None:
-        torch.set_num_threads(count)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def how_many_surrogates(cfg, history, problem) -> int:

@@ -11,33 +11,56 @@ import signal
 import sys
 import warnings
 from contextlib import contextmanager
+from dataclasses import dataclass
 from multiprocessing.connection import wait
 
 import torch
 
 __all__ = [
     "Children",
+    "Plan",
     "can_fork",
     "cores",
     "fork",
     "member_workers",
-    "one_thread",
+    "plan",
     "recv",
     "send",
     "stop",
+    "torch_threads",
 ]
 
 log = logging.getLogger("symweak")
 
 
+@dataclass(frozen=True)
+class Plan:
+    """Where the more surrogates (or runs) of one run train: ``workers`` child processes
+    (0: here, one after another), each member on ``member_threads`` torch threads, the
+    run's own phases meanwhile on ``run_threads`` (None: its own count)."""
+
+    workers: int
+    member_threads: int
+    run_threads: int | None
+
+
+def plan(count: int, device) -> Plan:
+    """For ``count − 1`` members: where the run may use more than one core (its torch
+    threads, no more than the cores it may run on) on a CPU that can fork, one child per
+    member up to that many, the cores shared evenly among the children and the run (each
+    at least one thread); otherwise here, on the run's own threads."""
+    threads = torch.get_num_threads()
+    usable = min(threads, cores())
+    if count < 2 or usable < 2 or torch.device(device).type != "cpu" or not can_fork():
+        return Plan(0, threads, None)
+    workers = min(count - 1, usable)
+    member = max(1, usable // (workers + 1))
+    return Plan(workers, member, max(1, usable - workers * member))
+
+
 def member_workers(count: int, device) -> int:
-    """How many child processes train the ``count − 1`` members: the run's torch threads
-    (at most one per member and one per core it may use) where that is more than one, on
-    a CPU where processes can be forked; else 0 (here)."""
-    threads = min(torch.get_num_threads(), cores())
-    if count < 2 or threads < 2 or torch.device(device).type != "cpu" or not can_fork():
-        return 0
-    return min(count - 1, threads)
+    """How many child processes :func:`plan` gives the ``count − 1`` members."""
+    return plan(count, device).workers
 
 
 def cores() -> int:
@@ -59,10 +82,11 @@ def can_fork() -> bool:
 
 
 @contextmanager
-def one_thread():
-    """torch on one thread meanwhile (a member trained here, as in a child)."""
+def torch_threads(count: int | None):
+    """torch's thread count set to ``count`` meanwhile (None: left as it is)."""
     before = torch.get_num_threads()
-    torch.set_num_threads(1)
+    if count is not None:
+        torch.set_num_threads(count)
     try:
         yield
     finally:
@@ -79,22 +103,22 @@ def recv(conn):
     return pickle.loads(conn.recv_bytes())
 
 
-def fork(target, args) -> tuple:
-    """A child process forked now running ``target(conn, *args)`` on one torch thread with
-    Ctrl-C left to the run: (process, the run's end of the pipe)."""
+def fork(target, args, threads: int = 1) -> tuple:
+    """A child process forked now running ``target(conn, *args)`` on ``threads`` torch
+    threads with Ctrl-C left to the run: (process, the run's end of the pipe)."""
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe()
     with warnings.catch_warnings():  # 3.12+: forking a process that has threads
         warnings.simplefilter("ignore", DeprecationWarning)
-        proc = ctx.Process(target=_start, args=(target, child, *args), daemon=True)
+        proc = ctx.Process(target=_start, args=(target, threads, child, *args), daemon=True)
         proc.start()
     child.close()
     return proc, parent
 
 
-def _start(target, conn, *args) -> None:
+def _start(target, threads: int, conn, *args) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run decides when to stop
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     try:
         target(conn, *args)
     except BaseException as exc:  # reported to the run, which does the work itself
@@ -126,10 +150,11 @@ def _each(conn, fn, items) -> None:
 
 class Children:
     """``fn(item)`` for each of ``items`` in ``workers`` child processes forked now (the
-    items dealt out in turn), the results received as they come (:meth:`collect`)."""
+    items dealt out in turn; ``threads`` torch threads each), the results received as they
+    come (:meth:`collect`)."""
 
-    def __init__(self, fn, items: list, workers: int) -> None:
-        self.children = [fork(_each, (fn, items[w::workers])) for w in range(workers)]
+    def __init__(self, fn, items: list, workers: int, threads: int = 1) -> None:
+        self.children = [fork(_each, (fn, items[w::workers]), threads) for w in range(workers)]
         self.done: dict = {}
 
     def collect(self) -> dict:

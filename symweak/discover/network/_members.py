@@ -2,14 +2,14 @@
 (initialisation, Gaussians, held-out split, test functions, batches), warmed up and tuned on
 the run's own candidates, restored to its best held-out checkpoint.
 
-A member is always trained on one torch thread, so that it comes out the same wherever it
-runs. Where the run has more than one thread (``torch.get_num_threads()``, the cores it was
-given) on a CPU that can fork (Linux), the members run in that many child processes: each
-forks from the run once its warm-up has settled how many surrogates there are, warms its
-members up while the run searches and prunes (a 1-D run keeps about one core busy), and
-tunes them once the run sends its candidates. Elsewhere (one thread, a GPU, no fork, a
-daemon process) they run here one after another. Either way the members and the mean the
-final fit integrates are the same.
+Where the run may use more than one core (its torch threads, no more than the cores it may
+run on) on a CPU that can fork (Linux), the members train in child processes, one per
+member up to that many, the cores shared evenly among them and the run
+(:func:`._forking.plan`): each child forks from the run once its warm-up has settled how
+many surrogates there are, warms its members up while the run searches and prunes (a 1-D
+run keeps about one core busy), and tunes them once the run sends its candidates.
+Elsewhere (one thread, a GPU, no fork, a daemon process) they train here one after
+another. A member trained here on a child's thread count is bit for bit the child's.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..._seeds import child_seed
 from ..._trainer import announce
 from .._history import History
 from . import _tune, _warmup
-from ._forking import fork, member_workers, one_thread, recv, send, stop
+from ._forking import fork, plan, recv, send, stop, torch_threads
 from ._state import NetworkState
 
 __all__ = ["Members"]
@@ -82,17 +82,17 @@ class Members:
         self.children: list = []  # (process, connection, ks)
         #: the threads left to the run's own search, pruning and tuning meanwhile (None:
         #: its own count; a thread pool that shares its cores with the children stalls)
-        self.threads = None
-        workers = member_workers(count, device)
-        if workers:
-            self._fork(workers)
-            self.threads = max(1, torch.get_num_threads() - workers)
+        self.plan = plan(count, device)
+        self.threads = self.plan.run_threads
+        if self.plan.workers:
+            self._fork(self.plan.workers)
 
     def _fork(self, workers: int) -> None:
         ks = list(range(1, self.count))
         for w in range(workers):
             mine = ks[w::workers]
-            proc, conn = fork(_child, (self.problem, self.config, self.device, mine))
+            args = (self.problem, self.config, self.device, mine)
+            proc, conn = fork(_child, args, self.plan.member_threads)
             self.children.append((proc, conn, mine))
         log.info("surrogates: %d members in %d processes", self.count - 1, workers)
 
@@ -154,14 +154,14 @@ class Members:
                 continue
 
     def _here(self, candidates, done: dict, interrupted: bool) -> None:
-        """The members no child returned, here one after another on one thread."""
+        """The members no child returned, here one after another (on a child's threads)."""
         for k in range(1, self.count):
             if k in done:
                 continue
             if interrupted:
                 break
             announce(f"surrogate {k + 1} of {self.count}", self.progress)
-            with one_thread():
+            with torch_threads(self.plan.member_threads):
                 member, warm, rng = _warm(self.problem, self.config, self.device, k, self.progress)
                 surrogate, flag = _tuned(
                     member, self.config, self.device, warm, rng, candidates, self.progress
