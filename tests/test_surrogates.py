@@ -302,3 +302,31 @@ def test_the_start_of_run_estimate_counts_the_more_surrogates(monkeypatch, count
     for epoch in range(_warmup.ESTIMATE_AFTER + 1):
         callback(epoch, None)
     assert said == [line]
+
+
+def test_the_time_estimate_counts_members_and_the_runs_of_a_vote(monkeypatch):
+    from symweak.discover.network import _forking, _warmup
+
+    said = []
+    monkeypatch.setattr(_warmup, "announce", lambda text, progress: said.append(text))
+
+    def estimate(options, workers, along=0):
+        ticks = iter([0.0, 0.01 * _warmup.ESTIMATE_AFTER])  # 10 ms a warm-up epoch
+        monkeypatch.setattr(_warmup.time, "perf_counter", lambda: next(ticks))
+        config = Config.preset("network", **options)
+        count = config.surrogate.surrogates
+        with _forking.beside(along, None):
+            callback = _warmup._estimator("run", config, 1, True, count, workers)
+        callback(0, None)
+        callback(_warmup.ESTIMATE_AFTER, None)
+        return said.pop()
+
+    # own phases 800 + 3 × 800 + 800 = 4000 epochs' worth, a member 800 + 3 × 200 = 1400
+    assert estimate({"surrogates": 1}, 0) == "run: about 40 s on this machine"
+    assert estimate({"surrogates": 3}, 0) == "run: about 68 s on this machine (3 surrogates)"
+    assert estimate({"surrogates": 3}, 2) == "run: about 54 s on this machine (3 surrogates)"
+    vote = {"surrogates": 8, "combine": "vote"}
+    # seven more whole runs in two children beside this one: 7 × 4000 / 2 epochs
+    assert estimate(vote, 2, along=2) == "run: about 2 min on this machine (8 runs)"
+    # after this one ("auto", once the count is known): 4000 + 7 × 4000 / 2
+    assert estimate(vote, 2) == "run: about 3 min on this machine (8 runs)"

@@ -39,10 +39,13 @@ def member_seeds(seed: int, ensemble: int) -> list[int]:
 
 
 def _member_run(cfg, rebuild, progress: bool, seed: int):
-    """One member run: (its equations, whether it was interrupted)."""
+    """One member run: (its equations, whether it was interrupted). Its configuration
+    says one surrogate: the count only decides how many runs there are (and what the
+    run's time estimate counts)."""
     from . import network as network_method
 
-    equations, _, record = network_method.run(rebuild(seed), cfg, progress)
+    own = cfg.with_overrides({"surrogates": 1})
+    equations, _, record = network_method.run(rebuild(seed), own, progress)
     return equations, record.interrupted
 
 
@@ -68,9 +71,9 @@ class Voters:
     @contextmanager
     def beside(self):
         """torch's threads left to the shown run while the children run."""
-        from .network._forking import torch_threads
+        from .network._forking import beside
 
-        with torch_threads(self.threads):
+        with beside(self.plan.workers, self.threads):
             yield
 
     def collect(self, progress: bool) -> tuple[list, bool]:

@@ -11,6 +11,7 @@ import signal
 import sys
 import warnings
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 
@@ -19,6 +20,7 @@ import torch
 __all__ = [
     "Children",
     "Plan",
+    "beside",
     "can_fork",
     "cores",
     "fork",
@@ -28,6 +30,7 @@ __all__ = [
     "send",
     "stop",
     "torch_threads",
+    "workers_beside",
 ]
 
 log = logging.getLogger("symweak")
@@ -91,6 +94,26 @@ def torch_threads(count: int | None):
         yield
     finally:
         torch.set_num_threads(before)
+
+
+#: the child processes running beside the current run (:func:`beside`)
+_BESIDE: ContextVar[int] = ContextVar("symweak_beside", default=0)
+
+
+@contextmanager
+def beside(workers: int, threads: int | None):
+    """A run with ``workers`` child processes beside it, on ``threads`` torch threads
+    meanwhile (None: its own count); :func:`workers_beside` tells the run's estimate."""
+    token = _BESIDE.set(workers)
+    try:
+        with torch_threads(threads):
+            yield
+    finally:
+        _BESIDE.reset(token)
+
+
+def workers_beside() -> int:
+    return _BESIDE.get()
 
 
 def send(conn, obj) -> None:

@@ -25,7 +25,7 @@ from .._settings import (
     SURROGATES_NOISE,
     WARMUP_PATIENCE,
 )
-from ._forking import member_workers
+from ._forking import member_workers, workers_beside
 
 __all__ = ["WarmedUp", "choose_kernels", "run"]
 
@@ -187,12 +187,14 @@ def _estimator(
 ):
     """A ``Surrogate.fit`` callback that announces ``text`` with the expected run time once
     ``ESTIMATE_AFTER`` warm-up epochs have been timed: the run's own phases, the final fit
-    and ``surrogates − 1`` more surrogates (a warm-up and a tuning phase each; shared
-    among ``workers`` child processes when there are any)."""
+    and ``surrogates − 1`` more surrogates (a warm-up and a tuning phase each; with
+    ``combine="vote"`` whole runs), shared among ``workers`` child processes when there are
+    any."""
     tr = config.training
     later = tr.search_epochs + tr.prune_epochs + tr.tune_epochs
     member = tr.warmup_epochs * n_warmups + LATER_EPOCH_COST * tr.tune_epochs
     marks: dict[int, float] = {}
+    along = bool(workers_beside())
 
     def callback(epoch: int, _loss) -> None:
         if epoch == 0:
@@ -200,8 +202,12 @@ def _estimator(
         elif epoch == ESTIMATE_AFTER:
             per = (time.perf_counter() - marks[0]) / ESTIMATE_AFTER
             own = tr.warmup_epochs * n_warmups + LATER_EPOCH_COST * later + FINAL_COST
-            total = per * (own + (surrogates - 1) * member / max(1, workers))
-            more = f" ({surrogates} surrogates)" if surrogates > 1 else ""
+            vote = config.surrogate.combine == "vote"
+            rest = (surrogates - 1) * (own if vote else member) / max(1, workers)
+            # the other runs started beside this one, or after it
+            total = per * (max(own, rest) if vote and along else own + rest)
+            what = "runs" if vote else "surrogates"
+            more = f" ({surrogates} {what})" if surrogates > 1 else ""
             announce(f"{text}: about {_seconds(total)} on this machine{more}", progress)
 
     return callback
@@ -233,6 +239,9 @@ def run(problem, config, device, history, progress: bool, member: bool = False) 
     if not member and config.training.warmup_epochs > ESTIMATE_AFTER:
         count = expected_surrogates(cfg, noise)
         workers = member_workers(count, device)
+        if cfg.combine == "vote":  # K whole runs (a member run is given surrogates=1)
+            count = surrogates_for(cfg, max([float(v) for v in noise.values() if v == v] + [0.0]))
+            workers = workers_beside() or member_workers(count, device)
         callback = _estimator(text, config, len(counts), progress, count, workers)
     elif not member:
         announce(text, progress)
