@@ -201,6 +201,7 @@ def test_the_plan_shares_the_run_s_cores_among_children_and_the_run(monkeypatch)
 
     monkeypatch.setattr(_forking, "can_fork", lambda: True)
     monkeypatch.setattr(_forking, "cores", lambda: 16)
+    monkeypatch.setattr(_forking, "memory_room", lambda: 100)
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(16)
@@ -214,6 +215,11 @@ def test_the_plan_shares_the_run_s_cores_among_children_and_the_run(monkeypatch)
         torch.set_num_threads(4)
         monkeypatch.setattr(_forking, "cores", lambda: 3)  # more threads than cores
         assert _forking.plan(8, "cpu") == Plan(3, 1, 1)
+        monkeypatch.setattr(_forking, "memory_room", lambda: 2)  # room for two more runs
+        assert _forking.plan(8, "cpu") == Plan(2, 1, 1)
+        monkeypatch.setattr(_forking, "memory_room", lambda: 0)
+        assert _forking.plan(8, "cpu") == Plan(0, 4, None)  # here
+        monkeypatch.setattr(_forking, "memory_room", lambda: 100)
         torch.set_num_threads(1)
         assert _forking.plan(8, "cpu") == Plan(0, 1, None)
         monkeypatch.setattr(_forking, "can_fork", lambda: False)
@@ -330,3 +336,18 @@ def test_the_time_estimate_counts_members_and_the_runs_of_a_vote(monkeypatch):
     assert estimate(vote, 2, along=2) == "run: about 2 min on this machine (8 runs)"
     # after this one ("auto", once the count is known): 4000 + 7 × 4000 / 2
     assert estimate(vote, 2) == "run: about 3 min on this machine (8 runs)"
+
+
+def test_memory_room_reads_this_machine(monkeypatch):
+    import resource
+
+    from symweak.discover.network import _forking
+
+    room = _forking.memory_room()
+    assert isinstance(room, int) and room >= 1  # this process is far smaller than the machine
+
+    class _Usage:
+        ru_maxrss = 10**12  # a peak of about a petabyte (kB): no room for another
+
+    monkeypatch.setattr(resource, "getrusage", lambda who: _Usage())
+    assert _forking.memory_room() == 0

@@ -25,6 +25,7 @@ __all__ = [
     "cores",
     "fork",
     "member_workers",
+    "memory_room",
     "plan",
     "recv",
     "send",
@@ -50,15 +51,33 @@ class Plan:
 def plan(count: int, device) -> Plan:
     """For ``count − 1`` members: where the run may use more than one core (its torch
     threads, no more than the cores it may run on) on a CPU that can fork, one child per
-    member up to that many, the cores shared evenly among the children and the run (each
-    at least one thread); otherwise here, on the run's own threads."""
+    member up to that many and as many as the free memory holds (a child may need as much
+    as the run has needed so far), the cores shared evenly among the children and the run
+    (each at least one thread); otherwise here, on the run's own threads."""
     threads = torch.get_num_threads()
     usable = min(threads, cores())
     if count < 2 or usable < 2 or torch.device(device).type != "cpu" or not can_fork():
         return Plan(0, threads, None)
-    workers = min(count - 1, usable)
+    workers = min(count - 1, usable, memory_room())
+    if workers < 1:
+        return Plan(0, threads, None)
     member = max(1, usable // (workers + 1))
     return Plan(workers, member, max(1, usable - workers * member))
+
+
+def memory_room() -> int:
+    """How many more processes of this one's peak size the available memory holds (Linux:
+    ``MemAvailable`` over the peak resident size; a large number where unknown)."""
+    try:
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
+        with open("/proc/meminfo") as f:
+            info = dict(line.split(":", 1) for line in f)
+        free = int(info["MemAvailable"].split()[0]) * 1024
+    except (OSError, KeyError, ValueError, ImportError):
+        return 1 << 30
+    return int(free // max(peak, 1))
 
 
 def member_workers(count: int, device) -> int:
