@@ -23,10 +23,13 @@ __all__ = [
     "beside",
     "can_fork",
     "cores",
+    "drain",
     "fork",
+    "gather",
     "member_workers",
     "memory_room",
     "plan",
+    "receive",
     "recv",
     "send",
     "stop",
@@ -190,6 +193,40 @@ def _each(conn, fn, items) -> None:
     send(conn, None)
 
 
+def receive(conn, pending: dict, done: dict) -> None:
+    """One message of a child in ``pending`` (``{connection: process}``): a result
+    ``("ok", item, value)`` into ``done``; its end (None) or an error (logged: the run does
+    that work itself) takes it out of ``pending``."""
+    try:
+        msg = recv(conn)
+    except EOFError:
+        msg = ("error", f"exit code {pending[conn].exitcode}")
+    if msg is None:
+        del pending[conn]
+    elif msg[0] == "error":
+        log.warning("a child process failed (%s); its work is done here", msg[1])
+        del pending[conn]
+    else:
+        done[msg[1]] = msg[2]
+
+
+def gather(pending: dict, done: dict) -> None:
+    """Every result of the children in ``pending`` into ``done``, as they come."""
+    while pending:
+        for conn in wait(list(pending)):
+            receive(conn, pending, done)
+
+
+def drain(pending: dict, done: dict) -> None:
+    """The results the children have sent and the run has not read yet (Ctrl-C)."""
+    for conn in list(pending):
+        try:
+            while conn in pending and not conn.closed and conn.poll(0):
+                receive(conn, pending, done)
+        except (OSError, EOFError):
+            continue
+
+
 class Children:
     """``fn(item)`` for each of ``items`` in ``workers`` child processes forked now (the
     items dealt out in turn; ``threads`` torch threads each), the results received as they
@@ -205,33 +242,13 @@ class Children:
         waiting in the pipes by then are kept, and KeyboardInterrupt is raised again."""
         pending = {conn: proc for proc, conn in self.children}
         try:
-            while pending:
-                for conn in wait(list(pending)):
-                    self._receive(conn, pending)
+            gather(pending, self.done)
         except KeyboardInterrupt:
-            for conn in list(pending):
-                try:
-                    while conn in pending and conn.poll(0):
-                        self._receive(conn, pending)
-                except (OSError, EOFError):
-                    continue
+            drain(pending, self.done)
             raise
         finally:
             self.close()
         return self.done
-
-    def _receive(self, conn, pending: dict) -> None:
-        try:
-            msg = recv(conn)
-        except EOFError:
-            msg = ("error", f"exit code {pending[conn].exitcode}")
-        if msg is None:
-            del pending[conn]
-        elif msg[0] == "error":
-            log.warning("a child process failed (%s); its work is done here", msg[1])
-            del pending[conn]
-        else:
-            self.done[msg[1]] = msg[2]
 
     def close(self) -> None:
         stop(self.children)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from multiprocessing.connection import wait
 
 import torch
 
@@ -24,7 +23,7 @@ from ..._seeds import child_seed
 from ..._trainer import announce
 from .._history import History
 from . import _tune, _warmup
-from ._forking import fork, plan, recv, send, stop, torch_threads
+from ._forking import drain, fork, gather, plan, recv, send, stop, torch_threads
 from ._state import NetworkState
 
 __all__ = ["Members"]
@@ -118,40 +117,17 @@ class Members:
 
     def _from_children(self, candidates, done: dict) -> bool:
         """Send the candidates to the children and receive their members into ``done`` as
-        they come; a child that fails leaves its members to :meth:`_here` (logged)."""
+        they come (``(surrogate, interrupted)``); a child that fails leaves its members to
+        :meth:`_here` (logged)."""
         announce(f"surrogates 2–{self.count} of {self.count}", self.progress)
         for _, conn, _ in self.children:
             send(conn, candidates)
-        pending = {conn: proc for proc, conn, _ in self.children}
-        while pending:
-            for conn in wait(list(pending)):
-                self._receive(conn, pending, done)
+        gather({conn: proc for proc, conn, _ in self.children}, done)
         return False
-
-    def _receive(self, conn, pending: dict, done: dict) -> None:
-        """One message of a child: a member into ``done``, or its end (``pending`` loses it)."""
-        try:
-            msg = recv(conn)
-        except EOFError:
-            msg = ("error", f"exit code {pending[conn].exitcode}")
-        if msg is None:
-            del pending[conn]
-        elif msg[0] == "error":
-            log.warning("a member process failed (%s); its members run here", msg[1])
-            del pending[conn]
-        else:
-            _, k, (surrogate, flag) = msg
-            done[k] = (surrogate.to(self.device), flag)
 
     def _drain(self, done: dict) -> None:
         """The members the children have sent and the run has not read yet (Ctrl-C)."""
-        pending = {conn: proc for proc, conn, _ in self.children if not conn.closed}
-        for conn in list(pending):
-            try:
-                while conn in pending and conn.poll(0):
-                    self._receive(conn, pending, done)
-            except (OSError, EOFError):
-                continue
+        drain({conn: proc for proc, conn, _ in self.children if not conn.closed}, done)
 
     def _here(self, candidates, done: dict, interrupted: bool) -> None:
         """The members no child returned, here one after another (on a child's threads)."""
