@@ -3,11 +3,11 @@ inclusion probabilities and intervals (issue 23)."""
 
 import numpy as np
 import pytest
-import torch
 
 import symweak
 from symweak.discover._ensemble import combine, member_seeds
 from symweak.discover._history import FitRecord, History
+from symweak.discover.network._forking import torch_threads
 from symweak.grammar import parse_equation
 
 
@@ -109,15 +109,13 @@ def _vote_of_three(monkeypatch, here: bool):
         monkeypatch.setattr(forking, "plan", lambda count, device: forking.Plan(0, 1, None))
     obs = generate("burgers", cache=False, nt=31, nx=64).sample(0.3, seed=0)
     fast = dict(kernels=64, warmup_epochs=60, search_epochs=20, prune_epochs=20, tune_epochs=10)
-    before = torch.get_num_threads()
-    torch.set_num_threads(2)
     try:
-        res = symweak.discover(
-            obs, ops="+,-,*", lhs="u_t", seed=1, progress=False, surrogates=3, combine="vote",
-            **fast,
-        )  # fmt: skip
+        with torch_threads(2):
+            res = symweak.discover(
+                obs, ops="+,-,*", lhs="u_t", seed=1, progress=False, surrogates=3,
+                combine="vote", **fast,
+            )  # fmt: skip
     finally:
-        torch.set_num_threads(before)
         monkeypatch.undo()
     assert res.settings["ensemble"] == 3
     coefs = {t.short(): c for t, c in res.system[0].coefficients.items()}

@@ -8,7 +8,7 @@ import torch
 import symweak
 from symweak._seeds import child_seed
 from symweak.discover import Config
-from symweak.discover.network._forking import Plan
+from symweak.discover.network._forking import Plan, torch_threads
 from symweak.discover.network._state import NetworkState
 
 
@@ -165,14 +165,12 @@ def _members_of(monkeypatch, network, workers):
         monkeypatch.setattr(members, "plan", lambda count, device: Plan(0, 1, None))
     obs = generate("burgers", cache=False, nt=31, nx=64).sample(0.3, seed=0)
     fast = dict(kernels=64, warmup_epochs=60, search_epochs=20, prune_epochs=20, tune_epochs=10)
-    before = torch.get_num_threads()
-    torch.set_num_threads(2)
     try:
-        res = symweak.discover(
-            obs, ops="+,-,*", lhs="u_t", seed=3, progress=False, surrogates=3, **fast
-        )
+        with torch_threads(2):
+            res = symweak.discover(
+                obs, ops="+,-,*", lhs="u_t", seed=3, progress=False, surrogates=3, **fast
+            )
     finally:
-        torch.set_num_threads(before)
         monkeypatch.undo()
     assert res.history.surrogates == 3
     coefs = {t.short(): c for t, c in res.system[0].coefficients.items()}
