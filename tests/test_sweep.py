@@ -132,6 +132,7 @@ def test_a_failing_run_is_stored_and_the_others_finish_and_resume_skips_them(tmp
     assert ok["coefficients"]["u_t"]["d_x(u^2)"] == pytest.approx(-0.5, rel=1e-6)
     assert ok["coefficients"]["u_t"]["u_xx"] == pytest.approx(0.1, rel=1e-6)
     assert ok["versions"]["symweak"] == symweak.__version__ and ok["peak_memory_mib"] > 10
+    assert set(ok["versions"]) == {"symweak", "torch", "numpy", "scipy", "sympy", "python"}
     assert rows[2]["error"].startswith("GrammarError: Unknown field `v`.")
     assert rows[2]["tpr"] is None
     # run again: nothing left to do; with retry_failed only the failed run runs again

@@ -51,7 +51,13 @@ class SweepSummary:
 
 
 def _versions() -> dict[str, str]:
+    """The versions a stored run was made with: the same code and seed can select another
+    support on marginal data under other numpy, scipy or sympy releases (the zoo's exp flux
+    at σ 0.1, seed 0, exact under the releases of 2026-11-28, not under numpy 2.4.6, scipy
+    1.17.1, sympy 1.14.0)."""
     import numpy
+    import scipy
+    import sympy
     import torch
 
     from .._version import __version__
@@ -60,6 +66,8 @@ def _versions() -> dict[str, str]:
         "symweak": __version__,
         "torch": torch.__version__,
         "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "sympy": sympy.__version__,
         "python": platform.python_version(),
     }
 

@@ -42,7 +42,7 @@ COLUMNS = (
     ("seconds", "REAL"),
     ("peak_memory_mib", "REAL"),  # the worker process's peak resident memory
     ("device", "TEXT"),
-    ("versions", "TEXT"),  # JSON: symweak, torch, numpy, python
+    ("versions", "TEXT"),  # JSON: symweak, torch, numpy, scipy, sympy, python
     ("error", "TEXT"),
     ("finished", "TEXT"),  # UTC time
 )
