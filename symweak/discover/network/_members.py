@@ -72,13 +72,14 @@ def _child(conn, problem, config, device, ks) -> None:
 
 
 class Members:
-    """The members of one run: started once the count is known, collected after the run's
-    own candidates exist. ``start`` forks the child processes (see the module notes)."""
+    """The members of one run: made once the count is known (forking the child processes
+    :func:`._forking.plan` allows; see the module notes), collected after the run's own
+    candidates exist."""
 
     def __init__(self, problem, config, device, count: int, progress: bool) -> None:
         self.problem, self.config, self.device = problem, config, device
         self.count, self.progress = count, progress
-        self.children: list = []  # (process, connection, ks)
+        self.children: list = []  # (process, connection)
         #: the threads left to the run's own search, pruning and tuning meanwhile (None:
         #: its own count; a thread pool that shares its cores with the children stalls)
         self.plan = plan(count, device)
@@ -89,10 +90,8 @@ class Members:
     def _fork(self, workers: int) -> None:
         ks = list(range(1, self.count))
         for w in range(workers):
-            mine = ks[w::workers]
-            args = (self.problem, self.config, self.device, mine)
-            proc, conn = fork(_child, args, self.plan.member_threads)
-            self.children.append((proc, conn, mine))
+            args = (self.problem, self.config, self.device, ks[w::workers])
+            self.children.append(fork(_child, args, self.plan.member_threads))
         log.info("surrogates: %d members in %d processes", self.count - 1, workers)
 
     def collect(self, candidates, interrupted: bool) -> tuple[list, bool]:
@@ -104,33 +103,30 @@ class Members:
         done: dict = {}
         try:
             if self.children:
-                interrupted = self._from_children(candidates, done)
-            self._here(candidates, done, interrupted)
+                self._from_children(candidates, done)
+            self._here(candidates, done)
         except KeyboardInterrupt:
             interrupted = True
-            self._drain(done)
+            drain(dict((conn, proc) for proc, conn in self.children), done)
         finally:
             self.close()
         members = [done[k] for k in sorted(done)]
         interrupted |= any(flag for _, flag in members) or len(members) < self.count - 1
         return [s for s, _ in members], interrupted
 
-    def _from_children(self, candidates, done: dict) -> bool:
+    def _from_children(self, candidates, done: dict) -> None:
         """Send the candidates to the children and receive their members into ``done`` as
         they come (``(surrogate, interrupted)``); a child that fails leaves its members to
         :meth:`_here` (logged)."""
         announce(f"surrogates 2–{self.count} of {self.count}", self.progress)
-        for _, conn, _ in self.children:
+        for _, conn in self.children:
             send(conn, candidates)
-        gather({conn: proc for proc, conn, _ in self.children}, done)
-        return False
+        gather({conn: proc for proc, conn in self.children}, done)
 
-    def _drain(self, done: dict) -> None:
-        """The members the children have sent and the run has not read yet (Ctrl-C)."""
-        drain({conn: proc for proc, conn, _ in self.children if not conn.closed}, done)
-
-    def _here(self, candidates, done: dict, interrupted: bool) -> None:
-        """The members no child returned, here one after another (on a child's threads)."""
+    def _here(self, candidates, done: dict) -> None:
+        """The members no child returned, here one after another (on the plan's member
+        threads); an interrupted one ends it."""
+        interrupted = False
         for k in range(1, self.count):
             if k in done:
                 continue
@@ -147,5 +143,5 @@ class Members:
 
     def close(self) -> None:
         """Stop the children that are still running (Ctrl-C, an error, a stopped run)."""
-        stop([(proc, conn) for proc, conn, _ in self.children])
+        stop(self.children)
         self.children = []
