@@ -349,3 +349,26 @@ def test_memory_room_reads_this_machine(monkeypatch):
 
     monkeypatch.setattr(resource, "getrusage", lambda who: _Usage())
     assert _forking.memory_room() == 0
+
+
+def test_ctrl_c_during_the_read_back_returns_a_result(monkeypatch):
+    import importlib
+    import os
+    import signal
+
+    from symweak.bench import generate
+
+    network = importlib.import_module("symweak.discover.network")
+    real = network._extract.run
+
+    def extract(state):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while SymPy reads the network back
+        return real(state)
+
+    monkeypatch.setattr(network._extract, "run", extract)
+    obs = generate("burgers", cache=False, nt=31, nx=64).sample(0.3, seed=0)
+    fast = dict(kernels=64, warmup_epochs=60, search_epochs=20, prune_epochs=20, tune_epochs=10)
+    res = symweak.discover(obs, ops="+,-,*", lhs="u_t", seed=0, progress=False, **fast)
+    assert res.history.interrupted is True
+    assert res.history.phases["tune"].epochs == 0  # the tuning ran no epochs
+    assert len(res.system[0].coefficients) >= 1  # and the final fit still returned

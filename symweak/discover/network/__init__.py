@@ -51,7 +51,11 @@ def _train(problem, config, device, history, progress: bool):
         with torch_threads(members.threads if members is not None else None):
             _search.run(state, progress)
             _prune.run(state, progress)
-            candidates = _extract.run(state)
+            # the read-back is SymPy work outside any training loop: Ctrl-C there is held
+            # until it ends (the tuning then runs no epochs), not lost with the run
+            with deferred_interrupts("the read-back") as held:
+                candidates = _extract.run(state)
+            state.interrupted |= held["interrupted"]
             _tune.run(state, candidates, progress)
         if members is not None:
             state.members, stopped = members.collect(candidates, state.interrupted)
