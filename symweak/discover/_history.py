@@ -128,6 +128,10 @@ class FitRecord:
     #: one (:func:`symweak.discover._verdicts.richer_fronts`): ``{"held_out", "returned",
     #: "terms", "count"}``; empty where none does
     richer: dict = field(default_factory=dict)
+    #: where the final fit's surrogate is a tuned one: the same equation judged on the
+    #: surrogate before tuning, ``{"phase", "verdicts", "disputed"}`` (the terms whose
+    #: verdicts differ; uncertain in ``verdicts``; :mod:`.network._untuned`)
+    untuned: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -164,6 +164,7 @@ class Discovery(Readings):
         alternatives = self._per_lhs("alternatives")
         floors = self._per_lhs("floors")
         richer = self._per_lhs("richer")
+        untuned = self._per_lhs("untuned")
         out.extend(
             _richer(lhs, found, self._per_lhs("verdicts")[lhs]) for lhs, found in richer.items()
         )
@@ -187,6 +188,12 @@ class Discovery(Readings):
                 text += f" ({n} {fit} about as well, see res.alternatives)"
             if sizes:
                 text += f"; they would not detect {_and(sizes)}"
+            disputed = untuned.get(lhs, {}).get("disputed")
+            if disputed:
+                text += (
+                    f"; the surrogate fitted to the data alone and the one tuned towards the "
+                    f"candidate terms disagree on {_and(disputed)}"
+                )
             out.append(text + ".")
         out.extend(_contradicted(lhs, *both) for lhs, both in self.disagreements().items())
         out.extend(text for text in map(cancelling, self.system) if text)

@@ -10,6 +10,7 @@ import sympy
 
 from ..ir import Equation
 from ..regress import (
+    MAX_ALTERNATIVES,
     bootstrap_intervals,
     drop_one,
     judge,
@@ -28,6 +29,7 @@ __all__ = [
     "diffusion_columns",
     "dispersion_columns",
     "judge_equation",
+    "merge_untuned",
     "printed_terms",
     "record_uncertainty",
     "split_interval",
@@ -199,6 +201,41 @@ def judge_equation(
         for n, k in names[j].items()
         if n not in record.verdicts
     }
+
+
+def merge_untuned(record, other, phase: str) -> list[str]:
+    """Merge ``other`` (the same equation judged on the surrogate before tuning,
+    :mod:`.network._untuned`) into ``record``: a term is determined only where both
+    determine it, and uncertain where either holds it; a term that becomes uncertain keeps
+    the detection floor either judgement gave it (this one's first), and ``other``'s
+    alternatives that ``record`` lacks are added after its own (reason ``"untuned"``, up to
+    ``MAX_ALTERNATIVES`` in all). ``record.untuned`` keeps ``{"phase", "verdicts",
+    "disputed"}``. Returns the terms whose verdict changed."""
+    mine, theirs = dict(record.verdicts), other.verdicts
+    names = list(dict.fromkeys([*mine, *theirs]))
+    both = {n for n in names if mine.get(n) == theirs.get(n) == "determined"}
+    record.verdicts = {n: "determined" if n in both else "uncertain" for n in names}
+    changed = [n for n in names if record.verdicts[n] != mine.get(n)]
+    disputed = [n for n in names if mine.get(n) != theirs.get(n)]
+    for n in changed:
+        if n not in record.floors:
+            floor = next(
+                (f.get(n) for f in (record.excluded, other.floors, other.excluded) if n in f),
+                None,
+            )
+            if floor is not None:
+                record.floors[n] = float(floor)
+        record.excluded.pop(n, None)
+    if changed:
+        have = [set(a["terms"]) for a in record.alternatives]
+        for alt in other.alternatives:
+            if len(record.alternatives) >= MAX_ALTERNATIVES:
+                break
+            if set(alt["terms"]) not in have:
+                record.alternatives.append({**alt, "reason": "untuned"})
+                have.append(set(alt["terms"]))
+    record.untuned = {"phase": phase, "verdicts": dict(theirs), "disputed": disputed}
+    return changed
 
 
 def richer_fronts(front: list) -> tuple[dict | None, list]:

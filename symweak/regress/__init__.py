@@ -32,6 +32,7 @@ from ._uncertainty import design_effect as design_effect
 from ._uncertainty import drop_one as drop_one
 from ._uncertainty import pareto_front as pareto_front
 from ._uncertainty import refit_support as refit_support
+from ._verdict import MAX_ALTERNATIVES as MAX_ALTERNATIVES
 from ._verdict import Alternative as Alternative
 from ._verdict import Judgement as Judgement
 from ._verdict import judge as judge

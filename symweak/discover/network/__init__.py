@@ -56,6 +56,7 @@ def _train(problem, config, device, history, progress: bool):
             with deferred_interrupts("the read-back") as held:
                 candidates = _extract.run(state)
             state.interrupted |= held["interrupted"]
+            state.untuned = (state.best.phase, state.best.state)  # replaced, never changed
             _tune.run(state, candidates, progress)
         if members is not None:
             state.members, stopped = members.collect(candidates, state.interrupted)

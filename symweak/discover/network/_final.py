@@ -43,6 +43,7 @@ from ._correction import residual_correction
 from ._functions import adopt_preferred
 from ._records import fit_records
 from ._selection import open_terms, prefer_readable, select
+from ._untuned import recheck
 
 __all__ = ["run"]
 
@@ -63,7 +64,7 @@ def _n_final(state, cands) -> int:
     return max(n_tests, min(math.ceil(FINAL_TEST_RATIO * widest), int(affordable)))
 
 
-def _systems(state, cands, scales, n_final):
+def _systems(state, cands, scales, n_final, members: bool = True):
     """``{scale: (G, b, correction, test functions)}``: the library's weak columns for the
     final fit with test functions of each radii ``scale``, on the data's own grid when the
     network phases used a coarser one. The coarse grid is enough to steer training
@@ -93,7 +94,9 @@ def _systems(state, cands, scales, n_final):
         dtype = state.surrogate.lo.dtype
         grid = [torch.as_tensor(fine_np[n], dtype=dtype, device=state.device) for n in names]
         chunk = 8
-    Ug, Gs, bs, J = cands.system(state, grid, assemblers, chunk=chunk, verdicts=True)
+    Ug, Gs, bs, J = cands.system(
+        state, grid, assemblers, chunk=chunk, members=members, verdicts=True
+    )
     corrections = residual_correction(
         state.problem.obs,
         Ug.double(),
@@ -161,6 +164,9 @@ def run(state, cands) -> list[Equation]:
     )
     others = [v[2] for v in tried.values() if v[2] is not system]
     history.fits = fit_records(state, cands, system, others, results, only_readable, overlap)
+    if cfg.reporting.uncertainty:
+        untuned = lambda: _variant(state, cands, source, n_final, members=False)  # noqa: E731
+        recheck(state, cands, untuned, results, only_readable, history.fits)
     return [Equation(lhs, results[lhs][0]) for lhs in state.problem.lhs]
 
 
@@ -172,6 +178,17 @@ def probe(state, cands, scale: str) -> float:
         G, b, *_ = _systems(state, cands, [scale], _n_final(state, cands))[scale]
     found, _ = select(state, cands, G, b)
     return float(np.mean([fit.residual for _, fit in found.values()]))
+
+
+def _variant(state, cands, name: str, n_final: int, members: bool = True):
+    """``(G, b)`` of one variant of :func:`_try_variants` (a scale, "+data" with the
+    correction) on the surrogate as it is now."""
+    scale = name.removesuffix("+data")
+    with torch.no_grad():
+        G, b, correction, _ = _systems(state, cands, [scale], n_final, members)[scale]
+    if name.endswith("+data") and correction is not None:
+        return G + correction[0], b + correction[1]
+    return G, b
 
 
 def _try_variants(state, cands, n_final) -> tuple[dict, dict]:

@@ -106,7 +106,6 @@ def fit_records(state, cands, system, others, results, readable, overlap=None) -
     if cfg.reporting.uncertainty and tied:
         tied_ci = _tied_uncertainty(state, cands, system, others, results, readable)
     designs = _designs(state, cands, *system, readable)
-    judged = _designs(state, cands, *system, readable, verdicts=True)
     tied_p = {}
     if tied:
         fits = {lhs: fit for lhs, (_, fit) in results.items()}
@@ -138,31 +137,46 @@ def fit_records(state, cands, system, others, results, readable, overlap=None) -
                 {**point, "terms": {t.short(): c for t, c in point["terms"].items()}}
                 for point in front
             ]
-        if cfg.reporting.uncertainty:
-            lib, G, b = judged[lhs]
-            coef = np.asarray(fit.coef, dtype=float)
-            if lhs in tied:  # the joint fit's coefficients are in the joint design's order
-                coef = np.array([float(results[lhs][0].get(t, 0.0)) for t in designs[lhs][0]])
-            if len(coef) == len(designs[lhs][0]):  # the verdicts' own terms: not in the fit
-                coef = np.concatenate([coef, np.zeros(len(lib) - len(coef))])
-            judge_equation(
-                lhs,
-                lib,
-                G,
-                b,
-                coef,
-                record,
-                how=cfg.selection.complexity,
-                constraints=state.problem.constraints,
-                seed=child_seed(state.problem.seed, "verdicts") + e,
-                rhs=results[lhs][0],
-                apart=apart(lib),
-                start=[fit.selected] if fit.selected and lhs not in tied else (),
-            )
         records.append(record)
+    if cfg.reporting.uncertainty:
+        judge_fits(state, cands, system, results, readable, records)
     if cfg.reporting.uncertainty and tied:
         agree_ties(dict(zip(state.problem.lhs, records)), cands.ties)
     return records
+
+
+def judge_fits(state, cands, system, results, readable, records, skip=()) -> None:
+    """The verdicts of each equation of ``results`` on ``system`` (its candidates and the
+    verdicts' own terms), into ``records`` (one :class:`FitRecord` per left-hand side, in
+    order; those in ``skip`` are left as they are)."""
+    tied = {x for a, b_, _ in cands.ties if a != b_ for x in (a, b_)}
+    designs = _designs(state, cands, *system, readable)
+    judged = _designs(state, cands, *system, readable, verdicts=True)
+    cfg = state.config
+    for e, (lhs, record) in enumerate(zip(state.problem.lhs, records)):
+        if lhs in skip:
+            continue
+        fit = results[lhs][1]
+        lib, G, b = judged[lhs]
+        coef = np.asarray(fit.coef, dtype=float)
+        if lhs in tied:  # the joint fit's coefficients are in the joint design's order
+            coef = np.array([float(results[lhs][0].get(t, 0.0)) for t in designs[lhs][0]])
+        if len(coef) == len(designs[lhs][0]):  # the verdicts' own terms: not in the fit
+            coef = np.concatenate([coef, np.zeros(len(lib) - len(coef))])
+        judge_equation(
+            lhs,
+            lib,
+            G,
+            b,
+            coef,
+            record,
+            how=cfg.selection.complexity,
+            constraints=state.problem.constraints,
+            seed=child_seed(state.problem.seed, "verdicts") + e,
+            rhs=results[lhs][0],
+            apart=apart(lib),
+            start=[fit.selected] if fit.selected and lhs not in tied else (),
+        )
 
 
 def _probabilities(cands, lhs, fit, cols, tied_p) -> dict:

@@ -118,6 +118,9 @@ class NetworkState:
         #: more trained surrogates (``surrogates=K``): the final fit integrates their mean
         #: with this run's (:meth:`mean_grid`)
         self.members: list = []
+        #: (phase, parameters) of the best held-out checkpoint before the tuning phase, which
+        #: trains the surrogate towards the candidate library (:mod:`._untuned`)
+        self.untuned: tuple | None = None
         obs, names, tcfg = problem.obs, problem.obs.coord_names, config.tests
         full_axes, strides = quadrature_axes(obs, GRID_POINTS)
         axes_np = {n: a[::s] for (n, a), s in zip(full_axes.items(), strides)}

@@ -1,0 +1,61 @@
+"""The verdicts checked on the surrogate before tuning.
+
+The tuning phase trains the surrogate on the data and on the weak form of the candidate
+library the pruning read back, and the final fit takes the surrogate with the lowest
+held-out data loss of any phase — often the tuned one. Judged on it, the library the
+surrogate was pulled towards has a head start over every term outside it: the zoo's tanh
+damping (u_t = 0.1 u_xx − 0.8 tanh u, r 10 %, σ 0.05, seed 1) was tuned on u and u³ and
+came back as −0.77 u + 0.13 u³ + 0.086 u_xx, all determined and tanh u excluded, while the
+surrogate before tuning (fitted to the data alone) determines tanh u and u_xx.
+
+So where the final surrogate is a tuned one, each equation is judged again on the best
+surrogate before tuning (this run's own, without the members of ``surrogates=K``): a term
+stays determined only where both determine it, a term either holds is uncertain, and the
+alternatives of the surrogate before tuning join the equation's (reason ``"untuned"``).
+The returned equation is not changed (:func:`symweak.discover._verdicts.merge_untuned`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from .._history import FitRecord
+from .._verdicts import merge_untuned
+from ._records import judge_fits
+
+__all__ = ["recheck"]
+
+log = logging.getLogger("symweak")
+
+
+def recheck(state, cands, system_fn, results, readable, records) -> None:
+    """Judge each equation of ``results`` again on the surrogate before tuning
+    (``state.untuned``; ``system_fn()`` gives the final fit's variant ``(G, b)`` on the
+    surrogate as it is) and merge the verdicts into ``records``. Nothing is done where the
+    final surrogate is not a tuned one, and equations tied by ``pair`` rules are left as
+    they are."""
+    untuned = getattr(state, "untuned", None)
+    if untuned is None or state.best.phase != "tune":
+        return
+    tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
+    if all(lhs in tied for lhs in state.problem.lhs):
+        return
+    state.surrogate.load_state_dict(untuned[1])
+    try:
+        system = system_fn()
+    finally:
+        state.best.restore()
+    fresh = [FitRecord(lhs=r.lhs, residual=r.residual, method=r.method) for r in records]
+    judge_fits(state, cands, system, results, readable, fresh, skip=tied)
+    for lhs, record, other in zip(state.problem.lhs, records, fresh):
+        if lhs in tied:
+            continue
+        disputed = merge_untuned(record, other, untuned[0])
+        if disputed:
+            log.info(
+                "symweak: %s: the surrogate before tuning (%s) and after it disagree on %s: "
+                "uncertain",
+                record.lhs,
+                untuned[0],
+                ", ".join(disputed),
+            )

@@ -1,0 +1,142 @@
+"""Verdicts checked on the surrogate before tuning (symweak.discover.network._untuned): a
+term stays determined only where the surrogate fitted to the data alone determines it too,
+its rivals become uncertain with their floors and equations, and the result says why."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from symweak import parse_equation
+from symweak.discover import Discovery
+from symweak.discover._history import FitRecord, History
+from symweak.discover._verdicts import merge_untuned
+from symweak.discover.network._untuned import recheck
+from symweak.ir import System
+from symweak.regress import MAX_ALTERNATIVES
+
+TUNED = {"terms": {"u": -0.77, "u^3": 0.13, "u_xx": 0.086}, "held_out": 0.008, "margin": 0.0,
+         "reason": "fit"}  # fmt: skip
+BEFORE = {"terms": {"tanh(u)": -0.77, "u_xx": 0.16}, "held_out": 0.013, "margin": 0.0,
+          "reason": "fit"}  # fmt: skip
+
+
+def _tuned() -> FitRecord:
+    return FitRecord(
+        lhs="u_t", residual=0.008, method="mstls+tls",
+        verdicts={"u": "determined", "u^3": "determined", "u_xx": "determined"},
+        alternatives=[dict(TUNED)], excluded={"tanh(u)": 2.1, "u^2": 0.14},
+    )  # fmt: skip
+
+
+def _before() -> FitRecord:
+    return FitRecord(
+        lhs="u_t", residual=0.013, method="mstls+tls",
+        verdicts={"tanh(u)": "determined", "u_xx": "determined"},
+        alternatives=[dict(BEFORE)], excluded={"u": 0.22, "u^3": 0.067, "u^2": 0.2},
+    )  # fmt: skip
+
+
+def test_terms_the_two_surrogates_disagree_on_are_uncertain():
+    record = _tuned()
+    changed = merge_untuned(record, _before(), "search")
+    assert changed == ["u", "u^3", "tanh(u)"]
+    assert record.verdicts == {
+        "u": "uncertain", "u^3": "uncertain", "u_xx": "determined", "tanh(u)": "uncertain",
+    }  # fmt: skip
+    # each keeps a floor: the tuned judgement's where it had one, else the other's
+    assert record.floors == {"u": 0.22, "u^3": 0.067, "tanh(u)": 2.1}
+    assert record.excluded == {"u^2": 0.14}
+    assert record.alternatives == [TUNED, {**BEFORE, "reason": "untuned"}]
+    assert record.untuned == {
+        "phase": "search",
+        "verdicts": {"tanh(u)": "determined", "u_xx": "determined"},
+        "disputed": ["u", "u^3", "tanh(u)"],
+    }
+
+
+def test_agreeing_surrogates_change_nothing():
+    record, other = _tuned(), _tuned()
+    other.alternatives = [{**TUNED, "held_out": 0.01}]
+    assert merge_untuned(record, other, "prune") == []
+    assert record.verdicts == _tuned().verdicts
+    assert record.alternatives == [TUNED] and record.floors == {}
+    assert record.excluded == _tuned().excluded
+    assert record.untuned["disputed"] == []
+
+
+def test_an_uncertain_term_determined_before_tuning_stays_uncertain():
+    record, other = _tuned(), _tuned()
+    record.verdicts["u^3"] = "uncertain"
+    record.floors = {"u^3": 0.05}
+    assert merge_untuned(record, other, "search") == []
+    assert record.verdicts["u^3"] == "uncertain" and record.floors == {"u^3": 0.05}
+    assert record.untuned["disputed"] == ["u^3"]
+
+
+def test_the_alternatives_stay_within_the_cap():
+    record, other = _tuned(), _before()
+    other.alternatives = [
+        {**BEFORE, "terms": {"tanh(u)": 1.0, f"u_{'x' * k}": 0.1}} for k in range(1, 12)
+    ]
+    merge_untuned(record, other, "search")
+    assert len(record.alternatives) == MAX_ALTERNATIVES
+    assert [a["reason"] for a in record.alternatives] == ["fit"] + ["untuned"] * (
+        MAX_ALTERNATIVES - 1
+    )
+
+
+def test_the_result_says_why_and_keeps_it_through_save_and_load(tmp_path):
+    record = _tuned()
+    merge_untuned(record, _before(), "search")
+    res = Discovery(
+        System([parse_equation("u_t = -0.77*u + 0.13*u^3 + 0.086*u_xx")]),
+        history=History(fits=[record]), settings={"coords": ["t", "x"]},
+    )  # fmt: skip
+    expected = (
+        "u_t: these data cannot tell whether u, u^3 and tanh(u) belong in the equation "
+        "(2 equations fit about as well, see res.alternatives); they would not detect u with "
+        "|coefficient| below 0.22, u^3 with |coefficient| below 0.067 and tanh(u) with "
+        "|coefficient| below 2.1; the surrogate fitted to the data alone and the one tuned "
+        "towards the candidate terms disagree on u, u^3 and tanh(u)."
+    )
+    assert res.warnings() == [expected]
+    res.save(tmp_path / "run.json")
+    back = Discovery.load(tmp_path / "run.json")
+    assert back.history.fits[0].untuned == record.untuned
+    assert back.warnings() == [expected]
+    assert [a.reason for a in back.alternatives] == ["fit", "untuned"]
+
+
+@pytest.mark.parametrize("phase, untuned", [("search", ("search", {})), ("tune", None)])
+def test_nothing_is_judged_again_unless_the_final_surrogate_is_a_tuned_one(phase, untuned):
+    """A final surrogate from before the tuning is the one the check would use; a run
+    without a tuning phase has nothing to check against."""
+
+    def fail():
+        raise AssertionError("the system was assembled again")
+
+    state = SimpleNamespace(untuned=untuned, best=SimpleNamespace(phase=phase))
+    records = [_tuned()]
+    recheck(state, SimpleNamespace(ties=[]), fail, {}, None, records)
+    assert records[0].verdicts == _tuned().verdicts and records[0].untuned == {}
+
+
+@pytest.mark.slow  # one whole network run (about 20 s on 2 cores)
+def test_tanh_damping_is_not_returned_as_its_cubic_stand_in_with_certainty():
+    """The zoo's tanh damping (tuning half), r 10 %, σ 0.05, seed 1, as point columns: the
+    tuning trains the surrogate towards u and u³, on which the equation comes back as
+    −0.77 u + 0.13 u³ + 0.086 u_xx; before tuning the surrogate determines tanh u and
+    u_xx. Only u_xx, in both, is determined."""
+    import symweak
+    from symweak.bench import generate, get_system
+    from symweak.bench._speed import columns
+
+    system = get_system("tanh_damping")
+    obs = columns(generate("tanh_damping").sample(0.1, seed=1).add_noise(0.05, seed=1), seed=1)
+    res = symweak.discover(obs, ops=system.ops, lhs="u_t", seed=1, progress=False)
+    fit = res.history.fits[0]
+    assert res.verdicts["u_xx"] == "determined"
+    assert res.verdicts["tanh(u)"] == "uncertain"
+    assert fit.untuned["verdicts"]["tanh(u)"] == "determined"
+    assert "untuned" in [a.reason for a in res.alternatives]
+    assert any("disagree on" in w and "tanh(u)" in w for w in res.warnings())
