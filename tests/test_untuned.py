@@ -1,5 +1,5 @@
 """Verdicts checked on the surrogate before tuning (symweak.discover.network._untuned): a
-term stays determined only where the surrogate fitted to the data alone determines it too,
+term stays determined only where the surrogate before tuning determines it too,
 its rivals become uncertain with their floors and equations, and the result says why."""
 
 from types import SimpleNamespace
@@ -96,8 +96,8 @@ def test_the_result_says_why_and_keeps_it_through_save_and_load(tmp_path):
         "u_t: these data cannot tell whether u, u^3 and tanh(u) belong in the equation "
         "(2 equations fit about as well, see res.alternatives); they would not detect u with "
         "|coefficient| below 0.22, u^3 with |coefficient| below 0.067 and tanh(u) with "
-        "|coefficient| below 2.1; the surrogate fitted to the data alone and the one tuned "
-        "towards the candidate terms disagree on u, u^3 and tanh(u)."
+        "|coefficient| below 2.1; the surrogate before tuning and the one tuned towards the "
+        "candidate terms disagree on u, u^3 and tanh(u)."
     )
     assert res.warnings() == [expected]
     res.save(tmp_path / "run.json")

@@ -191,7 +191,7 @@ class Discovery(Readings):
             disputed = untuned.get(lhs, {}).get("disputed")
             if disputed:
                 text += (
-                    f"; the surrogate fitted to the data alone and the one tuned towards the "
+                    f"; the surrogate before tuning and the one tuned towards the "
                     f"candidate terms disagree on {_and(disputed)}"
                 )
             out.append(text + ".")

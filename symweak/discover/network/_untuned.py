@@ -6,7 +6,8 @@ held-out data loss of any phase — often the tuned one. Judged on it, the libra
 surrogate was pulled towards has a head start over every term outside it: the zoo's tanh
 damping (u_t = 0.1 u_xx − 0.8 tanh u, r 10 %, σ 0.05, seed 1) was tuned on u and u³ and
 came back as −0.77 u + 0.13 u³ + 0.086 u_xx, all determined and tanh u excluded, while the
-surrogate before tuning (fitted to the data alone) determines tanh u and u_xx.
+surrogate before tuning (trained on the data and the searched network, which holds no
+library yet) determines tanh u and u_xx.
 
 So where the final surrogate is a tuned one, each equation is judged again on the best
 surrogate before tuning (this run's own, without the members of ``surrogates=K``): a term
