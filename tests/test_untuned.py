@@ -1,6 +1,6 @@
 """Verdicts checked on the surrogate before tuning (symweak.discover.network._untuned): a
-term stays determined only where the surrogate before tuning determines it too,
-its rivals become uncertain with their floors and equations, and the result says why."""
+term one of the two surrogates determines and the other excludes is uncertain, with its
+floor and the other's equations, and the result says why."""
 
 from types import SimpleNamespace
 
@@ -64,13 +64,20 @@ def test_agreeing_surrogates_change_nothing():
     assert record.untuned["disputed"] == []
 
 
-def test_an_uncertain_term_determined_before_tuning_stays_uncertain():
+def test_only_a_term_one_determines_and_the_other_excludes_is_disputed():
+    """Before tuning the surrogate may be unable to tell (uncertain) where the tuned one
+    determines or excludes: no evidence against either; a term uncertain after tuning stays
+    uncertain."""
     record, other = _tuned(), _tuned()
     record.verdicts["u^3"] = "uncertain"
     record.floors = {"u^3": 0.05}
+    other.verdicts = {"u": "uncertain", "u^3": "determined", "u_xx": "determined",
+                      "u^2": "uncertain"}  # fmt: skip
     assert merge_untuned(record, other, "search") == []
-    assert record.verdicts["u^3"] == "uncertain" and record.floors == {"u^3": 0.05}
-    assert record.untuned["disputed"] == ["u^3"]
+    assert record.verdicts == {"u": "determined", "u^3": "uncertain", "u_xx": "determined"}
+    assert record.floors == {"u^3": 0.05} and record.excluded == _tuned().excluded
+    assert record.alternatives == [TUNED]
+    assert record.untuned["disputed"] == []
 
 
 def test_the_alternatives_stay_within_the_cap():

@@ -203,21 +203,28 @@ def judge_equation(
     }
 
 
+def _conflict(mine: str | None, theirs: str | None) -> bool:
+    """Whether one judgement determines a term the other excludes (None: excluded)."""
+    return {mine, theirs} == {"determined", None}
+
+
 def merge_untuned(record, other, phase: str) -> list[str]:
     """Merge ``other`` (the same equation judged on the surrogate before tuning,
-    :mod:`.network._untuned`) into ``record``: a term is determined only where both
-    determine it, and uncertain where either holds it; a term that becomes uncertain keeps
-    the detection floor either judgement gave it (this one's first), and ``other``'s
-    alternatives that ``record`` lacks are added after its own (reason ``"untuned"``, up to
-    ``MAX_ALTERNATIVES`` in all). ``record.untuned`` keeps ``{"phase", "verdicts",
-    "disputed"}``. Returns the terms whose verdict changed."""
+    :mod:`.network._untuned`) into ``record``: a term one of them determines and the other
+    excludes is uncertain; every other verdict of ``record`` stands (a term the surrogate
+    before tuning cannot tell about is no evidence against the tuned one's verdict). A term
+    that becomes uncertain keeps the detection floor either judgement gave it (this one's
+    first), and ``other``'s alternatives that ``record`` lacks are added after its own
+    (reason ``"untuned"``, up to ``MAX_ALTERNATIVES`` in all). ``record.untuned`` keeps
+    ``{"phase", "verdicts", "disputed"}``. Returns the terms whose verdict changed (the
+    disputed ones)."""
     mine, theirs = dict(record.verdicts), other.verdicts
     names = list(dict.fromkeys([*mine, *theirs]))
-    both = {n for n in names if mine.get(n) == theirs.get(n) == "determined"}
-    record.verdicts = {n: "determined" if n in both else "uncertain" for n in names}
-    changed = [n for n in names if record.verdicts[n] != mine.get(n)]
-    disputed = [n for n in names if mine.get(n) != theirs.get(n)]
-    for n in changed:
+    disputed = [n for n in names if _conflict(mine.get(n), theirs.get(n))]
+    record.verdicts = {
+        n: "uncertain" if n in disputed else mine[n] for n in names if n in mine or n in disputed
+    }
+    for n in disputed:
         if n not in record.floors:
             floor = next(
                 (f.get(n) for f in (record.excluded, other.floors, other.excluded) if n in f),
@@ -226,7 +233,7 @@ def merge_untuned(record, other, phase: str) -> list[str]:
             if floor is not None:
                 record.floors[n] = float(floor)
         record.excluded.pop(n, None)
-    if changed:
+    if disputed:
         have = [set(a["terms"]) for a in record.alternatives]
         for alt in other.alternatives:
             if len(record.alternatives) >= MAX_ALTERNATIVES:
@@ -235,7 +242,7 @@ def merge_untuned(record, other, phase: str) -> list[str]:
                 record.alternatives.append({**alt, "reason": "untuned"})
                 have.append(set(alt["terms"]))
     record.untuned = {"phase": phase, "verdicts": dict(theirs), "disputed": disputed}
-    return changed
+    return disputed
 
 
 def richer_fronts(front: list) -> tuple[dict | None, list]:
