@@ -107,6 +107,11 @@ def test_the_result_says_why_and_keeps_it_through_save_and_load(tmp_path):
         "candidate terms disagree on u, u^3 and tanh(u)."
     )
     assert res.warnings() == [expected]
+    shown = res.summary().splitlines()
+    assert (
+        "  1.3 %  +0.000  u_t = -0.77*tanh(u) + 0.16*u_xx  (the surrogate before tuning)" in shown
+    )
+    assert "u_t: determined u_xx; uncertain u, u^3, tanh(u) (the data cannot tell)" in shown
     res.save(tmp_path / "run.json")
     back = Discovery.load(tmp_path / "run.json")
     assert back.history.fits[0].untuned == record.untuned

@@ -223,6 +223,7 @@ class Readings:
                     "stand-in": "  (stand-in)",
                     "floor": "  (below its detection floor)",
                     "surrogate": "  (another surrogate's)",
+                    "untuned": "  (the surrogate before tuning)",
                 }.get(a.reason, "")
                 for a in alternatives
             )
@@ -258,7 +259,8 @@ class Alternative:
     best (≥ 0; negative for ``reason="stand-in"``: the best plus a term that the others
     can stand in for, which the data neither need nor exclude, and for ``reason="floor"``:
     the best, which damps nothing along an axis, plus a diffusion or dispersion term the
-    data could hold unseen) and the reason."""
+    data could hold unseen; ``reason="untuned"``: one the surrogate before tuning cannot
+    tell from its best, misfit and margin on that surrogate's weak system) and the reason."""
 
     equation: Equation
     held_out: float
