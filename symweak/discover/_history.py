@@ -129,8 +129,9 @@ class FitRecord:
     #: "terms", "count"}``; empty where none does
     richer: dict = field(default_factory=dict)
     #: where the final fit's surrogate is a tuned one: the same equation judged on the
-    #: surrogate before tuning, ``{"phase", "verdicts", "disputed"}`` (the terms whose
-    #: verdicts differ; uncertain in ``verdicts``; :mod:`.network._untuned`)
+    #: surrogate before tuning, ``{"phase", "verdicts", "disputed"}`` (the terms one
+    #: judgement determines and the other excludes: uncertain in ``verdicts``;
+    #: :mod:`.network._untuned`)
     untuned: dict = field(default_factory=dict)
 
 
