@@ -267,11 +267,21 @@ def plot_pareto(result):
     return fig
 
 
+#: the x labels' third line: why an alternative is one (none for "fit")
+_WHY = {
+    "stand-in": "\nstand-in",
+    "floor": "\nbelow floor",
+    "surrogate": "\nother surrogate",
+    "untuned": "\nbefore tuning",
+}
+
+
 def plot_verdicts(result):
     """What the data determine: a term × alternative chart per equation (columns: the
     equations the data cannot tell apart, closest first; a filled cell: the term is in that
     equation, with its coefficient; blue: determined, orange: uncertain), each uncertain
-    term's detection floor beside its name."""
+    term's detection floor beside its name; below each column its held-out misfit and,
+    unless it is within reach of the best, why it is an alternative."""
     plt = _plt()
     fits = [f for f in result.history.fits if f.verdicts] if result.history else []
     if not fits:
@@ -295,7 +305,10 @@ def plot_verdicts(result):
         a.set_yticks(range(len(terms)), labels)
         a.set_xticks(
             range(len(fit.alternatives)),
-            [f"#{k + 1}\n{alt['held_out']:.3g}" for k, alt in enumerate(fit.alternatives)],
+            [
+                f"#{k + 1}\n{alt['held_out']:.3g}" + _WHY.get(alt.get("reason"), "")
+                for k, alt in enumerate(fit.alternatives)
+            ],
         )
         a.set_xlim(-0.6, len(fit.alternatives) - 0.4)
         a.set_ylim(len(terms) - 0.5, -0.5)

@@ -119,6 +119,20 @@ def test_the_result_says_why_and_keeps_it_through_save_and_load(tmp_path):
     assert [a.reason for a in back.alternatives] == ["fit", "untuned"]
 
 
+def test_the_verdict_chart_marks_the_equation_from_before_tuning():
+    pytest.importorskip("matplotlib")
+    from symweak.plot import plot_verdicts
+
+    record = _tuned()
+    merge_untuned(record, _before(), "search")
+    res = Discovery(
+        System([parse_equation("u_t = -0.77*u + 0.13*u^3 + 0.086*u_xx")]),
+        history=History(fits=[record]), settings={"coords": ["t", "x"]},
+    )  # fmt: skip
+    (ax,) = plot_verdicts(res).axes
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["#1\n0.008", "#2\n0.013\nbefore tuning"]
+
+
 @pytest.mark.parametrize("phase, untuned", [("search", ("search", {})), ("tune", None)])
 def test_nothing_is_judged_again_unless_the_final_surrogate_is_a_tuned_one(phase, untuned):
     """A final surrogate from before the tuning is the one the check would use; a run
