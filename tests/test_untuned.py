@@ -92,13 +92,19 @@ def test_the_alternatives_stay_within_the_cap():
     )
 
 
-def test_the_result_says_why_and_keeps_it_through_save_and_load(tmp_path):
+def _merged_result():
+    """The tanh case merged, and a result holding it: (record, result)."""
     record = _tuned()
     merge_untuned(record, _before(), "search")
     res = Discovery(
         System([parse_equation("u_t = -0.77*u + 0.13*u^3 + 0.086*u_xx")]),
         history=History(fits=[record]), settings={"coords": ["t", "x"]},
     )  # fmt: skip
+    return record, res
+
+
+def test_the_result_says_why_and_keeps_it_through_save_and_load(tmp_path):
+    record, res = _merged_result()
     expected = (
         "u_t: these data cannot tell whether u, u^3 and tanh(u) belong in the equation "
         "(2 equations fit about as well, see res.alternatives); they would not detect u with "
@@ -123,12 +129,7 @@ def test_the_verdict_chart_marks_the_equation_from_before_tuning():
     pytest.importorskip("matplotlib")
     from symweak.plot import plot_verdicts
 
-    record = _tuned()
-    merge_untuned(record, _before(), "search")
-    res = Discovery(
-        System([parse_equation("u_t = -0.77*u + 0.13*u^3 + 0.086*u_xx")]),
-        history=History(fits=[record]), settings={"coords": ["t", "x"]},
-    )  # fmt: skip
+    _, res = _merged_result()
     (ax,) = plot_verdicts(res).axes
     assert [t.get_text() for t in ax.get_xticklabels()] == ["#1\n0.008", "#2\n0.013\nbefore tuning"]
 
