@@ -10,6 +10,7 @@ from symweak.discover import Discovery
 from symweak.discover._history import FitRecord, History
 from symweak.discover._verdicts import judge_equation, richer_fronts
 from symweak.ir import System
+from symweak.regress import loose_columns
 
 TERMS = ("u", "u^2", "u^3", "u_xx")
 
@@ -99,3 +100,40 @@ def test_the_result_warns_and_keeps_it_through_save_and_load(tmp_path):
     assert back.history.fits[0].richer == record.richer
     assert back.warnings() == [expected]
     assert back.verdicts == {"u": "determined", "u^2": "uncertain", "u_xx": "uncertain"}
+
+
+def _stand_in_design():
+    rng = np.random.default_rng(1)
+    u = rng.uniform(0, 1, 100)
+    G = np.column_stack([u, u**2, u**3, np.sin(7 * u)])
+    return G, u + 0.15 * rng.normal(size=100)
+
+
+def _stand_in_case(front: list) -> FitRecord:
+    """u_t = u on 100 values of u in [0, 1] with noise 0.15, judged from {u}: u³ is nearly u
+    and u² combined, so beside a richer equation holding u² it fixes no size."""
+    G, b = _stand_in_design()
+    lib = [parse_equation(f"u_t = {t}").terms[0] for t in TERMS]
+    record = FitRecord(lhs="u_t", residual=0.05, method="mstls", pareto=front)
+    lhs = parse_equation("u_t = u").lhs
+    judge_equation(lhs, lib, G, b, np.array([1.0, 0, 0, 0]), record, how="terms",
+                   constraints=None, seed=0)  # fmt: skip
+    return record
+
+
+def test_loose_columns_are_those_other_terms_stand_in_for():
+    G, b = _stand_in_design()
+    assert loose_columns(G, b, [[0, 1]], [2, 3]) == [2]  # u³ beside u and u²
+    assert loose_columns(G, b, [[0]], [2, 3]) == []  # beside u alone it is detected
+    assert loose_columns(G, b, [[0], [0, 1]], [2]) == [2]  # any one support will do
+
+
+def test_a_term_a_richer_equation_stands_in_for_is_uncertain_not_excluded():
+    chosen = {"terms": {"u": 1.0}, "complexity": 1.0, "held_out": 0.05, "chosen": True}
+    richer = {"terms": {"u": 0.9, "u^2": 0.2}, "complexity": 2.5, "held_out": 0.01}
+    alone = _stand_in_case([chosen])
+    assert "u^3" in alone.excluded and "u^3" not in alone.verdicts
+    record = _stand_in_case([chosen, {**richer, "chosen": False}])
+    assert record.verdicts["u^3"] == "uncertain" and record.verdicts["u"] == "determined"
+    assert "u^3" not in record.excluded
+    assert record.floors["u^3"] == pytest.approx(alone.excluded["u^3"])  # its floor, kept

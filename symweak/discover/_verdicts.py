@@ -14,6 +14,7 @@ from ..regress import (
     bootstrap_intervals,
     drop_one,
     judge,
+    loose_columns,
     merge_columns,
     pareto_front,
     refit_support,
@@ -201,6 +202,22 @@ def judge_equation(
         for n, k in names[j].items()
         if n not in record.verdicts
     }
+    if record.richer:
+        _loose_beside_richer(record, lib, G, b, names, found.excluded, seed)
+
+
+def _loose_beside_richer(record, lib, G, b, names, excluded: dict, seed: int) -> None:
+    """The excluded terms that the terms of an equation fitting markedly better than the
+    returned one stand in for (:func:`symweak.regress.loose_columns`): uncertain, with the
+    floor they had as excluded. Gray–Scott's w_t = 0.024 w (σ 0.05) had v² excluded though
+    the richer equations hold −w v², which v² trades against where they overlap."""
+    col = {t.short(): j for j, t in enumerate(lib)}
+    _, better = richer_fronts(record.pareto)
+    supports = [[col[t] for t in p["terms"]] for p in better if all(t in col for t in p["terms"])]
+    for j in loose_columns(G, b, supports, sorted(excluded), seed=seed):
+        for n, k in names[j].items():
+            record.verdicts[n] = "uncertain"
+            record.floors[n] = record.excluded.pop(n, float(abs(k) * excluded[j]))
 
 
 def _conflict(mine: str | None, theirs: str | None) -> bool:

@@ -36,3 +36,4 @@ from ._verdict import MAX_ALTERNATIVES as MAX_ALTERNATIVES
 from ._verdict import Alternative as Alternative
 from ._verdict import Judgement as Judgement
 from ._verdict import judge as judge
+from ._verdict import loose_columns as loose_columns

@@ -380,6 +380,23 @@ def _stand_ins(halves: _Halves, best: tuple, S: int, found, scored) -> list:
     return out
 
 
+def loose_columns(
+    G, b, supports, among: Sequence[int], *, seed: int = 0, resamples: int = RESAMPLES
+) -> list[int]:
+    """The columns of ``among`` whose coefficient the data leave loose (:data:`COLLINEAR`,
+    over ``resamples`` halves of the rows drawn from ``seed``) beside one of ``supports``:
+    other terms there stand in for them, so the data cannot exclude them."""
+    G, b = _check(G, b)
+    halves = _Halves(G, b, resamples, seed)
+    out = []
+    for j in among:
+        for base in supports:
+            if j not in base and halves.spread(sorted({*base, j}), j) >= COLLINEAR:
+                out.append(int(j))
+                break
+    return out
+
+
 def _coef(G, b, support) -> np.ndarray:
     coef = np.zeros(G.shape[1])
     s = list(support)
