@@ -172,13 +172,14 @@ def judge_equation(
     names = [printed_terms(lhs, t) for t in lib]
     chosen = tuple(int(j) for j in np.flatnonzero(coef))
     record.verdicts = {n: v for j, v in found.verdicts.items() for n in names[j]}
+    better: list = []
     if found.alternatives and found.alternatives[0].held_out > NOTHING_DETERMINED:
         # the best equation leaves most of the left-hand side unexplained: the data exclude
         # no candidate and determine none
         record.verdicts = {n: "uncertain" for term in names for n in term}
         found.excluded = {}
     elif record.pareto:
-        _richer(record, {t.short(): names[j] for j, t in enumerate(lib)})
+        better = _richer(record, {t.short(): names[j] for j, t in enumerate(lib)})
     shown = None
     if rhs is not None:
         shown = {t.short(): float(c) for t, c in Equation(lhs, rhs).coefficients.items()}
@@ -202,17 +203,17 @@ def judge_equation(
         for n, k in names[j].items()
         if n not in record.verdicts
     }
-    if record.richer:
-        _loose_beside_richer(record, lib, G, b, names, found.excluded, seed)
+    if better:
+        _loose_beside_richer(record, lib, G, b, names, found.excluded, better, seed)
 
 
-def _loose_beside_richer(record, lib, G, b, names, excluded: dict, seed: int) -> None:
-    """The excluded terms that the terms of an equation fitting markedly better than the
-    returned one stand in for (:func:`symweak.regress.loose_columns`): uncertain, with the
-    floor they had as excluded. Gray–Scott's w_t = 0.024 w (σ 0.05) had v² excluded though
-    the richer equations hold −w v², which v² trades against where they overlap."""
+def _loose_beside_richer(record, lib, G, b, names, excluded: dict, better, seed: int) -> None:
+    """The excluded terms that the terms of the equations ``better`` (those of the Pareto
+    front fitting markedly better than the returned one) stand in for
+    (:func:`symweak.regress.loose_columns`): uncertain, with the floor they had as excluded.
+    Gray–Scott's w_t = 0.024 w (σ 0.05) had v² excluded though the richer equations hold
+    −w v², which v² trades against where they overlap."""
     col = {t.short(): j for j, t in enumerate(lib)}
-    _, better = richer_fronts(record.pareto)
     supports = [[col[t] for t in p["terms"]] for p in better if all(t in col for t in p["terms"])]
     for j in loose_columns(G, b, supports, sorted(excluded), seed=seed):
         for n, k in names[j].items():
@@ -278,15 +279,16 @@ def richer_fronts(front: list) -> tuple[dict | None, list]:
     return chosen, better
 
 
-def _richer(record, printed: dict) -> None:
+def _richer(record, printed: dict) -> list:
     """Where the Pareto front holds equations that fit markedly better than the returned
     one (:func:`richer_fronts`), the returned one is not what the data determine: a term
     stays determined only if every such equation holds it, and their terms are uncertain
     (no longer excluded). ``record.richer`` keeps the best of them for the warning.
-    ``printed``: ``{term: {printed name: factor}}`` (a sum prints as its monomials)."""
+    ``printed``: ``{term: {printed name: factor}}`` (a sum prints as its monomials).
+    Returns those equations (front entries; none: empty)."""
     chosen, better = richer_fronts(record.pareto)
     if not better:
-        return
+        return []
     split = lambda p: [n for t in p["terms"] for n in printed.get(t, {t: 1.0})]  # noqa: E731
     everywhere = set(split(chosen)).intersection(*map(split, better))
     for p in better:  # in the front's order, simplest first: the same order every run
@@ -303,6 +305,7 @@ def _richer(record, printed: dict) -> None:
         "terms": dict(best["terms"]),
         "count": len(better),
     }
+    return better
 
 
 def _state(record, name: str) -> str | None:

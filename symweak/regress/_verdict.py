@@ -146,6 +146,11 @@ class _Halves:
         s = list(support)
         return float(self._solve(s)[:, s.index(j)].std(ddof=1))
 
+    def loose(self, support: Sequence[int], j: int) -> bool:
+        """Whether the data leave column ``j``'s coefficient loose beside ``support`` (its
+        spread over the halves at least :data:`COLLINEAR`): the others stand in for it."""
+        return self.spread(sorted({*support, j}), j) >= COLLINEAR
+
     def held_out(self, support: Sequence[int]) -> float:
         """Mean relative misfit on the other half of each half the support is fitted on."""
         s = list(support)
@@ -374,7 +379,7 @@ def _stand_ins(halves: _Halves, best: tuple, S: int, found, scored) -> list:
         s = tuple(sorted(set(best) | {j}))
         if j in best or s in have:
             continue
-        if halves.spread(s, j) >= COLLINEAR:
+        if halves.loose(best, j):
             diffs = scored[s] - scored[best] if s in scored else np.zeros(1)
             out.append((s, -float(diffs.mean()), "stand-in"))
     return out
@@ -391,7 +396,7 @@ def loose_columns(
     out = []
     for j in among:
         for base in supports:
-            if j not in base and halves.spread(sorted({*base, j}), j) >= COLLINEAR:
+            if j not in base and halves.loose(base, j):
                 out.append(int(j))
                 break
     return out
