@@ -273,6 +273,7 @@ _WHY = {
     "floor": "\nbelow floor",
     "surrogate": "\nother surrogate",
     "untuned": "\nbefore tuning",
+    "symmetry": "\nU(1) fit",
 }
 
 

@@ -6,12 +6,14 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from symweak import Observations
-from symweak.discover._history import FinalRecord, History
+from symweak import Observations, parse_equation
+from symweak.discover import Discovery
+from symweak.discover._history import FinalRecord, FitRecord, History
 from symweak.discover._problem import Problem
 from symweak.discover.network import _symmetry
 from symweak.discover.network._symmetry import phase_symmetry, symmetry_pair
 from symweak.grammar import parse_terms
+from symweak.ir import System
 
 
 def _problem(fields, lhs, constraints=None, rules=None):
@@ -46,6 +48,24 @@ def _equation(text):
 
 
 TIED, FIRST = _equation("u_t = tied"), _equation("u_t = first")
+ROTATION = {"terms": {"v": 0.75}, "held_out": 0.14, "margin": 0.0, "reason": "fit"}
+CUBIC = {"terms": {"u": 1.0, "u^3": -1.0, "u^2*v": 0.8, "v^3": 0.8}, "held_out": 0.14,
+         "margin": 0.0, "reason": "fit"}  # fmt: skip
+
+
+def _first_fits():
+    """u_t = 0.75 v (the rotation λ–ω comes back as at σ 0.1), v determined."""
+    return [FitRecord(lhs="u_t", residual=0.14, method="mstls+tls",
+                      verdicts={"v": "determined", "u_xx": "uncertain"},
+                      alternatives=[dict(ROTATION)], floors={"u_xx": 0.4},
+                      excluded={"u": 0.3, "u^3": 0.2, "v^3": 0.5})]  # fmt: skip
+
+
+def _tied_fits():
+    """The tied fit: the cubic reaction without v."""
+    return [FitRecord(lhs="u_t", residual=0.14, method="mstls+tls",
+                      verdicts={t: "determined" for t in CUBIC["terms"]},
+                      alternatives=[dict(CUBIC)], excluded={"v": 0.1})]  # fmt: skip
 
 
 def _state(ratio, monkeypatch, widened=None):
@@ -54,7 +74,7 @@ def _state(ratio, monkeypatch, widened=None):
     problem = _problem("uv", ["u_t", "v_t"])
     history = History(widened=widened)
     history.phases["final"] = FinalRecord(1.0, "cap", 100, residuals={"cap": 0.1, "axis": 0.2})
-    history.fits = ["first fits"]
+    history.fits = _first_fits()
     state = SimpleNamespace(problem=problem, history=history, interrupted=False)
     library = parse_terms("u, v, u^3, u*v^2, u^2*v, v^3, u_xx, v_xx", "t,x", "u,v")
     cands = SimpleNamespace(base=(library, {}, []))
@@ -65,7 +85,7 @@ def _state(ratio, monkeypatch, widened=None):
         seen["libraries"] = {k.short(): [t.short() for t in v] for k, v in tied.items()}
         residuals = {"cap": 0.1 * ratio, "axis": 0.2 * ratio}
         state.history.phases["final"] = FinalRecord(2.0, "cap", 100, residuals=residuals)
-        state.history.fits = ["tied fits"]
+        state.history.fits = _tied_fits()
         return [TIED]
 
     monkeypatch.setattr(_symmetry._final, "run", fake_final)
@@ -92,19 +112,57 @@ def test_the_tied_fit_is_kept_when_it_leaves_at_most_half_of_the_first_fits_misf
     assert kept["equations"] == ["u_t = tied"]
     assert kept["residuals"] == {"cap": 0.1, "axis": 0.2}
     assert kept["symmetric_residuals"] == pytest.approx({"cap": 0.03, "axis": 0.06})
-    assert state.history.fits == ["tied fits"]
+    assert state.history.fits == _tied_fits()
     assert [r.name for r in state.problem.rules] == ["u1(u, v) as equivariant"]
     assert History.from_dict(History(symmetry=kept).to_dict()).symmetry == kept  # saved, loaded
 
 
-@pytest.mark.parametrize("ratio", [0.6, 1.0, 2.0])
+@pytest.mark.parametrize("ratio", [0.6, 1.0, 1.01, 2.0])
 def test_the_first_fit_stays_when_the_tied_one_explains_less_than_twice_as_much(ratio, monkeypatch):
     state, cands, _ = _state(ratio, monkeypatch)
     first = state.history.phases["final"]
     assert phase_symmetry(state, cands, [FIRST]) == [FIRST]
     assert state.history.symmetry["kept"] == "first"
-    assert state.history.phases["final"] is first and state.history.fits == ["first fits"]
+    assert state.history.phases["final"] is first and len(state.history.fits) == 1
+    assert state.history.fits[0].residual == 0.14 and state.history.fits[0].lhs == "u_t"
     assert state.problem.rules == []
+
+
+@pytest.mark.parametrize("ratio", [0.6, 1.0])
+def test_a_tied_fit_that_explains_as_much_makes_the_terms_they_disagree_on_uncertain(
+    ratio, monkeypatch
+):
+    """Not kept (it does not halve the misfit) but no worse on the variant the first fit
+    came from: the data cannot tell the two apart."""
+    state, cands, _ = _state(ratio, monkeypatch)
+    phase_symmetry(state, cands, [FIRST])
+    record, fit = state.history.symmetry, state.history.fits[0]
+    assert record["kept"] == "first"
+    assert record["disputed"] == {"u_t": ["v", "u", "u^3", "u^2*v", "v^3"]}
+    assert fit.verdicts == {"v": "uncertain", "u_xx": "uncertain", "u": "uncertain",
+                            "u^3": "uncertain", "u^2*v": "uncertain", "v^3": "uncertain"}  # fmt: skip
+    # each keeps a floor: the first judgement's where it had one, else the tied one's
+    assert fit.floors == {"u_xx": 0.4, "v": 0.1, "u": 0.3, "u^3": 0.2, "v^3": 0.5}
+    assert fit.excluded == {}
+    assert fit.alternatives == [ROTATION, {**CUBIC, "reason": "symmetry"}]
+    result = Discovery(System([parse_equation("u_t = 0.75*v", "t,x", "u,v")]),
+                       history=state.history)  # fmt: skip
+    said = [w for w in result.warnings() if "U(1) phase symmetry" in w]
+    assert said == [
+        "fitted as one complex equation for psi = u + i*v (U(1) phase symmetry, `u1(u, v) as "
+        "equivariant`), the equations explain as much of these data as the ones returned, so "
+        "the terms the two fits disagree on are uncertain (u_t: v, u, u^3, u^2*v, v^3)."
+    ]
+    assert History.from_dict(state.history.to_dict()).symmetry == record  # saved, loaded
+
+
+def test_a_tied_fit_worse_on_the_first_fits_variant_changes_no_verdict(monkeypatch):
+    state, cands, _ = _state(1.0, monkeypatch)
+    state.history.phases["final"].residuals = {"cap": 0.1, "axis": 0.15}  # tied: 0.1, 0.2
+    state.history.phases["final"].tests = "axis"
+    phase_symmetry(state, cands, [FIRST])
+    assert "disputed" not in state.history.symmetry
+    assert state.history.fits == _first_fits()
 
 
 def test_not_tried_where_the_first_fit_leaves_less_than_three_percent(monkeypatch):

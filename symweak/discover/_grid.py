@@ -177,8 +177,9 @@ def _designs(problem, libraries, library, values, index, tests, orders) -> dict:
 def run(problem, config) -> tuple[list[Equation], History]:
     """Run the full-grid method; returns (equations, history). Two fields with an equation
     each and no rule are fitted again under U(1) phase symmetry, and that fit is kept where
-    it explains clearly more (:mod:`.network._symmetry`, as on the network path)."""
-    from .network._symmetry import judged, symmetric_problem, worth_testing
+    it explains clearly more, and merged into the verdicts where it explains as much
+    (:mod:`.network._symmetry`, as on the network path)."""
+    from .network._symmetry import as_good, judged, merge_tied, symmetric_problem, worth_testing
 
     equations, history = _with_constant(problem, config, *_run(problem, config))
     offered = symmetric_problem(problem)
@@ -186,8 +187,11 @@ def run(problem, config) -> tuple[list[Equation], History]:
         return equations, history
     symmetric, rule = offered
     found, tied = _run(symmetric, config)
-    record = judged(rule, history.grid.residuals, tied.grid.residuals, equations, found)
+    narrow, residuals = history.grid.residuals, tied.grid.residuals
+    record = judged(rule, narrow, residuals, equations, found)
     kept = (found, tied) if record["kept"] == "symmetric" else (equations, history)
+    if record["kept"] == "first" and as_good(narrow, residuals, [history.grid.scale]):
+        merge_tied(history.fits, tied.fits, record)
     kept[1].symmetry = record
     return kept
 

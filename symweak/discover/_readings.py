@@ -224,6 +224,7 @@ class Readings:
                     "floor": "  (below its detection floor)",
                     "surrogate": "  (another surrogate's)",
                     "untuned": "  (the surrogate before tuning)",
+                    "symmetry": "  (the U(1)-symmetric fit)",
                 }.get(a.reason, "")
                 for a in alternatives
             )
@@ -260,7 +261,9 @@ class Alternative:
     can stand in for, which the data neither need nor exclude, and for ``reason="floor"``:
     the best, which damps nothing along an axis, plus a diffusion or dispersion term the
     data could hold unseen; ``reason="untuned"``: one the surrogate before tuning cannot
-    tell from its best, misfit and margin on that surrogate's weak system) and the reason."""
+    tell from its best, misfit and margin on that surrogate's weak system;
+    ``reason="symmetry"``: one of the fit under U(1) phase symmetry, which was not adopted
+    but explains as much, misfit and margin on its tied system) and the reason."""
 
     equation: Equation
     held_out: float

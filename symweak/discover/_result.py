@@ -198,7 +198,7 @@ class Discovery(Readings):
         out.extend(_contradicted(lhs, *both) for lhs, both in self.disagreements().items())
         out.extend(text for text in map(cancelling, self.system) if text)
         symmetry = getattr(self.history, "symmetry", None) if self.history else None
-        if symmetry and symmetry.get("kept") == "symmetric":
+        if symmetry and (symmetry.get("kept") == "symmetric" or symmetry.get("disputed")):
             out.append(_symmetric(symmetry))
         return out
 
@@ -428,8 +428,16 @@ class Discovery(Readings):
 
 
 def _symmetric(record: dict) -> str:
-    """The sentence that says a U(1) phase symmetry was adopted (network/_symmetry.py)."""
+    """The sentence that says a U(1) phase symmetry was adopted, or was not but explains as
+    much, making the terms the two fits disagree on uncertain (network/_symmetry.py)."""
     pair = record["fields"]
+    if record["kept"] != "symmetric":
+        terms = "; ".join(f"{lhs}: {', '.join(t)}" for lhs, t in record["disputed"].items())
+        return (
+            f"fitted as one complex equation for psi = {pair[0]} + i*{pair[1]} (U(1) phase "
+            f"symmetry, `{record['rule']}`), the equations explain as much of these data as "
+            f"the ones returned, so the terms the two fits disagree on are uncertain ({terms})."
+        )
     first = max(record["residuals"].values())
     tied = max(record["symmetric_residuals"].values())
     return (

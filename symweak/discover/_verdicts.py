@@ -30,6 +30,7 @@ __all__ = [
     "diffusion_columns",
     "dispersion_columns",
     "judge_equation",
+    "merge_judgement",
     "merge_untuned",
     "printed_terms",
     "record_uncertainty",
@@ -228,14 +229,23 @@ def _conflict(mine: str | None, theirs: str | None) -> bool:
 
 def merge_untuned(record, other, phase: str) -> list[str]:
     """Merge ``other`` (the same equation judged on the surrogate before tuning,
-    :mod:`.network._untuned`) into ``record``: a term one of them determines and the other
-    excludes is uncertain; every other verdict of ``record`` stands (a term the surrogate
-    before tuning cannot tell about is no evidence against the tuned one's verdict). A term
-    that becomes uncertain keeps the detection floor either judgement gave it (this one's
-    first), and ``other``'s alternatives that ``record`` lacks are added after its own
-    (reason ``"untuned"``, up to ``MAX_ALTERNATIVES`` in all). ``record.untuned`` keeps
-    ``{"phase", "verdicts", "disputed"}``. Returns the terms whose verdict changed (the
-    disputed ones)."""
+    :mod:`.network._untuned`) into ``record`` (:func:`merge_judgement`, reason
+    ``"untuned"``); ``record.untuned`` keeps ``{"phase", "verdicts", "disputed"}``. Returns
+    the terms whose verdict changed (the disputed ones)."""
+    disputed = merge_judgement(record, other, "untuned")
+    record.untuned = {"phase": phase, "verdicts": dict(other.verdicts), "disputed": disputed}
+    return disputed
+
+
+def merge_judgement(record, other, reason: str) -> list[str]:
+    """Merge ``other`` (a second judgement of the same left-hand side: on the surrogate
+    before tuning, or the fit under a symmetry hypothesis the data could not reject) into
+    ``record``: a term one of them determines and the other excludes is uncertain; every
+    other verdict of ``record`` stands (a term the second judgement cannot tell about is no
+    evidence against the first's verdict). A term that becomes uncertain keeps the detection
+    floor either judgement gave it (this one's first), and ``other``'s alternatives that
+    ``record`` lacks are added after its own (``reason``, up to ``MAX_ALTERNATIVES`` in
+    all). Returns the terms whose verdict changed (the disputed ones)."""
     mine, theirs = dict(record.verdicts), other.verdicts
     names = list(dict.fromkeys([*mine, *theirs]))
     disputed = [n for n in names if _conflict(mine.get(n), theirs.get(n))]
@@ -257,9 +267,8 @@ def merge_untuned(record, other, phase: str) -> list[str]:
             if len(record.alternatives) >= MAX_ALTERNATIVES:
                 break
             if set(alt["terms"]) not in have:
-                record.alternatives.append({**alt, "reason": "untuned"})
+                record.alternatives.append({**alt, "reason": reason})
                 have.append(set(alt["terms"]))
-    record.untuned = {"phase": phase, "verdicts": dict(theirs), "disputed": disputed}
     return disputed
 
 
