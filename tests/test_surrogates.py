@@ -139,9 +139,9 @@ def test_members_are_warmed_up_and_tuned_on_the_run_s_candidates(monkeypatch):
     assert all(cands is calls["tune"][0][1] for _, cands in calls["tune"])
 
 
-def _members_of(monkeypatch, network, workers):
-    """A small run with surrogates=3 on two torch threads, the members in ``workers`` child
-    processes (0: here) while the run's own phases after its warm-up use one thread:
+def _members_of(monkeypatch, network, workers, count=3):
+    """A small run with surrogates=``count`` on two torch threads, the members in ``workers``
+    child processes (0: here) while the run's own phases after its warm-up use one thread:
     (the members' parameters, the returned coefficients, child processes started)."""
     from symweak.bench import generate
 
@@ -163,16 +163,18 @@ def _members_of(monkeypatch, network, workers):
     monkeypatch.setattr(members.Members, "collect", collect)
     if workers == 0:  # here, on the children's one thread
         monkeypatch.setattr(members, "plan", lambda count, device: Plan(0, 1, None))
+    elif workers == 1:  # one child and the run, one thread each
+        monkeypatch.setattr(members, "plan", lambda count, device: Plan(1, 1, 1))
     obs = generate("burgers", cache=False, nt=31, nx=64).sample(0.3, seed=0)
     fast = dict(kernels=64, warmup_epochs=60, search_epochs=20, prune_epochs=20, tune_epochs=10)
     try:
         with torch_threads(2):
             res = symweak.discover(
-                obs, ops="+,-,*", lhs="u_t", seed=3, progress=False, surrogates=3, **fast
+                obs, ops="+,-,*", lhs="u_t", seed=3, progress=False, surrogates=count, **fast
             )
     finally:
         monkeypatch.undo()
-    assert res.history.surrogates == 3
+    assert res.history.surrogates == count
     coefs = {t.short(): c for t, c in res.system[0].coefficients.items()}
     return seen["members"], coefs, seen["children"]
 
@@ -191,6 +193,32 @@ def test_members_from_child_processes_are_those_trained_here(monkeypatch):
         assert a.keys() == b.keys()
         assert all(torch.equal(a[k], b[k]) for k in a)
     assert coefs_forked == coefs_here
+
+
+def test_members_taken_by_whichever_process_is_free_are_those_trained_here(monkeypatch):
+    """One child warms up its share (two of three members) while the run searches; the
+    third goes to the run or the child, whichever is free first: the same members."""
+    import importlib
+
+    network = importlib.import_module("symweak.discover.network")
+    if not network._forking.can_fork():
+        pytest.skip("child processes are forked (Linux) only")
+    shared, coefs_shared, children = _members_of(monkeypatch, network, workers=1, count=4)
+    here, coefs_here, _ = _members_of(monkeypatch, network, workers=0, count=4)
+    assert children == 1 and len(shared) == len(here) == 3
+    for a, b in zip(shared, here):
+        assert all(torch.equal(a[k], b[k]) for k in a)
+    assert coefs_shared == coefs_here
+
+
+def test_each_member_is_taken_once():
+    import importlib
+    import multiprocessing
+
+    members = importlib.import_module("symweak.discover.network._members")
+    counter = multiprocessing.get_context("fork").Value("i", 1)
+    taken = [members._claim(counter, 4) for _ in range(5)]
+    assert taken == [1, 2, 3, None, None] and counter.value == 4
 
 
 def test_the_plan_shares_the_run_s_cores_among_children_and_the_run(monkeypatch):

@@ -57,6 +57,8 @@ def _train(problem, config, device, history, progress: bool):
                 candidates = _extract.run(state)
             state.interrupted |= held["interrupted"]
             state.untuned = (state.best.phase, state.best.state)  # replaced, never changed
+            if members is not None and not state.interrupted:
+                members.start(candidates)  # the members tune while this run does
             _tune.run(state, candidates, progress)
         if members is not None:
             state.members, stopped = members.collect(candidates, state.interrupted)

@@ -6,8 +6,10 @@ Where the run may use more than one core (its torch threads, no more than the co
 run on) on a CPU that can fork (Linux), the members train in child processes, one per
 member up to that many, the cores shared evenly among them and the run
 (:func:`._forking.plan`): each child forks from the run once its warm-up has settled how
-many surrogates there are, warms its members up while the run searches and prunes (a 1-D
-run keeps about one core busy), and tunes them once the run sends its candidates.
+many surrogates there are, takes members as it is free and warms them up while the run
+searches and prunes (a 1-D run keeps about one core busy), and tunes them once the run
+sends its candidates (as soon as they are read back, while the run tunes its own
+surrogate), then takes, warms up and tunes any member left.
 Elsewhere (one thread, a GPU, no fork, a daemon process) they train here one after
 another. A member trained here on a child's thread count is bit for bit the child's.
 """
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
+import multiprocessing
 
 import torch
 
@@ -59,14 +63,35 @@ def _tuned(member, config, device, warm, rng, candidates, progress: bool = False
     return state.surrogate, state.interrupted
 
 
-def _child(conn, problem, config, device, ks) -> None:
-    """A child process (:func:`._forking.fork`): warm members ``ks`` up, wait for the
-    candidates (None: stop), tune each and send ``("ok", k, (surrogate, interrupted))``;
-    then ``None``."""
-    warmed = [(k, *_warm(problem, config, device, k)) for k in ks]
+def _claim(counter, count: int) -> int | None:
+    """The next member no process has taken (``counter``: a shared integer), or None."""
+    with counter.get_lock():
+        k = counter.value
+        if k >= count:
+            return None
+        counter.value = k + 1
+        return k
+
+
+def _child(conn, problem, config, device, counter, count: int, quota: int) -> None:
+    """A child process (:func:`._forking.fork`): warm up to ``quota`` members taken from
+    ``counter`` until the candidates come (None: stop), tune each and send ``("ok", k,
+    (surrogate, interrupted))``; then take, warm up and tune members while any is left, and
+    send None. Members are taken as a process is free, the run's own too once its tuning is
+    done, so no process waits on another's share (dealt out in turn, one child's fourth
+    member of seven ran while the other child and the run idled)."""
+    warmed = []
+    while len(warmed) < quota and not conn.poll():
+        k = _claim(counter, count)
+        if k is None:
+            break
+        warmed.append((k, *_warm(problem, config, device, k)))
     candidates = recv(conn)
     if candidates is not None:
         for k, member, warm, rng in warmed:
+            send(conn, ("ok", k, _tuned(member, config, device, warm, rng, candidates)))
+        while (k := _claim(counter, count)) is not None:
+            member, warm, rng = _warm(problem, config, device, k)
             send(conn, ("ok", k, _tuned(member, config, device, warm, rng, candidates)))
     send(conn, None)
 
@@ -80,6 +105,8 @@ class Members:
         self.problem, self.config, self.device = problem, config, device
         self.count, self.progress = count, progress
         self.children: list = []  # (process, connection)
+        self.sent = False  # the candidates went to the children
+        self.counter = None  # the next member to take (shared with the children)
         #: the threads left to the run's own search, pruning and tuning meanwhile (None:
         #: its own count; a thread pool that shares its cores with the children stalls)
         self.plan = plan(count, device)
@@ -88,11 +115,23 @@ class Members:
             self._fork(self.plan.workers)
 
     def _fork(self, workers: int) -> None:
-        ks = list(range(1, self.count))
-        for w in range(workers):
-            args = (self.problem, self.config, self.device, ks[w::workers])
+        self.counter = multiprocessing.get_context("fork").Value("i", 1)  # the next member
+        # before the candidates, each child warms up its share of the run's and theirs; the
+        # rest go to whichever process is free first afterwards
+        quota = math.ceil((self.count - 1) / (workers + 1))
+        for _ in range(workers):
+            args = (self.problem, self.config, self.device, self.counter, self.count, quota)
             self.children.append(fork(_child, args, self.plan.member_threads))
         log.info("surrogates: %d members in %d processes", self.count - 1, workers)
+
+    def start(self, candidates) -> None:
+        """Send the candidates to the children as soon as they exist, so that they tune the
+        members while the run tunes its own surrogate (they used to wait for it)."""
+        if self.children and not self.sent:
+            announce(f"surrogates 2–{self.count} of {self.count}", self.progress)
+            for _, conn in self.children:
+                send(conn, candidates)
+            self.sent = True
 
     def collect(self, candidates, interrupted: bool) -> tuple[list, bool]:
         """The members tuned on ``candidates``, in member order, and whether the run was
@@ -103,7 +142,10 @@ class Members:
         done: dict = {}
         try:
             if self.children:
-                self._from_children(candidates, done)
+                self.start(candidates)
+                if self._share(candidates, done):
+                    raise KeyboardInterrupt  # the run's member was stopped: stop waiting
+                gather({conn: proc for proc, conn in self.children}, done)
             self._here(candidates, done)
         except KeyboardInterrupt:
             interrupted = True
@@ -114,14 +156,15 @@ class Members:
         interrupted |= any(flag for _, flag in members) or len(members) < self.count - 1
         return [s for s, _ in members], interrupted
 
-    def _from_children(self, candidates, done: dict) -> None:
-        """Send the candidates to the children and receive their members into ``done`` as
-        they come (``(surrogate, interrupted)``); a child that fails leaves its members to
-        :meth:`_here` (logged)."""
-        announce(f"surrogates 2–{self.count} of {self.count}", self.progress)
-        for _, conn in self.children:
-            send(conn, candidates)
-        gather({conn: proc for proc, conn in self.children}, done)
+    def _share(self, candidates, done: dict) -> bool:
+        """The members no child has taken yet, here (the run's own tuning is done, so its
+        cores are free), taken one at a time as the children take theirs; whether one was
+        interrupted."""
+        while (k := _claim(self.counter, self.count)) is not None:
+            done[k] = self._train(k, candidates)
+            if done[k][1]:
+                return True
+        return False
 
     def _here(self, candidates, done: dict) -> None:
         """The members no child returned, here one after another (on the plan's member
@@ -132,14 +175,16 @@ class Members:
                 continue
             if interrupted:
                 break
-            announce(f"surrogate {k + 1} of {self.count}", self.progress)
-            with torch_threads(self.plan.member_threads):
-                member, warm, rng = _warm(self.problem, self.config, self.device, k, self.progress)
-                surrogate, flag = _tuned(
-                    member, self.config, self.device, warm, rng, candidates, self.progress
-                )
-            done[k] = (surrogate, flag)
-            interrupted |= flag
+            done[k] = self._train(k, candidates)
+            interrupted |= done[k][1]
+
+    def _train(self, k: int, candidates) -> tuple:
+        """Member ``k`` warmed up and tuned here, on the plan's member threads (bit for bit
+        a child's): (surrogate, whether it was interrupted)."""
+        announce(f"surrogate {k + 1} of {self.count}", self.progress)
+        with torch_threads(self.plan.member_threads):
+            member, warm, rng = _warm(self.problem, self.config, self.device, k, self.progress)
+            return _tuned(member, self.config, self.device, warm, rng, candidates, self.progress)
 
     def close(self) -> None:
         """Stop the children that are still running (Ctrl-C, an error, a stopped run)."""
