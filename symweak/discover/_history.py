@@ -186,6 +186,9 @@ class History:
     fits: list = field(default_factory=list)
     grid: GridRecord | None = None
     interrupted: bool = False
+    #: each field's observed values: ``{field: {"quantiles": 0 %, 1 %, …, 100 %, "noise":
+    #: the run's noise estimate in the field's units}}`` (:mod:`._posed`)
+    observed: dict = field(default_factory=dict)
 
     def seconds(self) -> dict[str, float]:
         """``{phase: seconds}`` of every phase that ran (``{"grid": s}`` on the grid method)."""
@@ -228,4 +231,5 @@ class History:
             fits=[build(FitRecord, f) for f in data.get("fits") or []],
             grid=build(GridRecord, data.get("grid")),
             interrupted=bool(data.get("interrupted", False)),
+            observed=dict(data.get("observed") or {}),
         )

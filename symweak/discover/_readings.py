@@ -372,3 +372,25 @@ def _three(expr, fields) -> str:
         parts.append((float(c), "*".join(factors) or "1"))
     text = " ".join(f"{'-' if c < 0 else '+'} {abs(c):.3g}*{m}" for c, m in parts)
     return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+def _symmetric(record: dict) -> str:
+    """The sentence that says a U(1) phase symmetry was adopted, or was not but explains as
+    much, making the terms the two fits disagree on uncertain (network/_symmetry.py)."""
+    pair = record["fields"]
+    if record["kept"] != "symmetric":
+        terms = "; ".join(f"{lhs}: {', '.join(t)}" for lhs, t in record["disputed"].items())
+        return (
+            f"fitted as one complex equation for psi = {pair[0]} + i*{pair[1]} (U(1) phase "
+            f"symmetry, `{record['rule']}`), the equations explain as much of these data as "
+            f"the ones returned, so the terms the two fits disagree on are uncertain ({terms})."
+        )
+    first = max(record["residuals"].values())
+    tied = max(record["symmetric_residuals"].values())
+    return (
+        f"the equations were fitted as the real and imaginary parts of one complex equation "
+        f"for psi = {pair[0]} + i*{pair[1]} (U(1) phase symmetry, `{record['rule']}`): tied, "
+        f"they leave at most {100 * tied:.1f} % of the weak form unexplained against "
+        f"{100 * first:.1f} % without it. constraints='u1({pair[0]}, {pair[1]})' fits them "
+        "untied (mirrored terms as candidates only)."
+    )

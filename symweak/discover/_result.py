@@ -14,7 +14,16 @@ from .._errors import SymweakError
 from ..ir import Equation, System
 from ._history import History
 from ._pointwise import contradicted, said
-from ._readings import Alternative, ParetoEquation, Readings, _and, _g, cancelling
+from ._posed import ill_posed
+from ._readings import (
+    Alternative,
+    ParetoEquation,
+    Readings,
+    _and,
+    _g,
+    _symmetric,
+    cancelling,
+)
 from ._simulate import Simulation
 
 __all__ = ["UNEXPLAINED_WARNING", "Alternative", "Discovery", "ParetoEquation", "Simulation"]
@@ -145,7 +154,8 @@ class Discovery(Readings):
         """Plain-language warnings about the result (one per equation that leaves more than
         :data:`UNEXPLAINED_WARNING` of its left-hand side unexplained, one per equation with
         uncertain terms, one per equation with a function beside largely cancelling terms of
-        its own Taylor series); ``discover`` logs them and ``summary`` prints them."""
+        its own Taylor series, one per ill-posed equation: :mod:`._posed`); ``discover`` logs
+        them and ``summary`` prints them."""
         per = self.unexplained
         if not isinstance(per, dict):
             per = {self.system[0].lhs.short(): per}
@@ -197,6 +207,8 @@ class Discovery(Readings):
             out.append(text + ".")
         out.extend(_contradicted(lhs, *both) for lhs, both in self.disagreements().items())
         out.extend(text for text in map(cancelling, self.system) if text)
+        observed = getattr(self.history, "observed", None) if self.history else None
+        out.extend(text for eq in self.system if (text := ill_posed(eq, observed)))
         symmetry = getattr(self.history, "symmetry", None) if self.history else None
         if symmetry and (symmetry.get("kept") == "symmetric" or symmetry.get("disputed")):
             out.append(_symmetric(symmetry))
@@ -425,25 +437,3 @@ class Discovery(Readings):
 
         parts = read_result(path)
         return cls(parts.pop("system"), **parts)
-
-
-def _symmetric(record: dict) -> str:
-    """The sentence that says a U(1) phase symmetry was adopted, or was not but explains as
-    much, making the terms the two fits disagree on uncertain (network/_symmetry.py)."""
-    pair = record["fields"]
-    if record["kept"] != "symmetric":
-        terms = "; ".join(f"{lhs}: {', '.join(t)}" for lhs, t in record["disputed"].items())
-        return (
-            f"fitted as one complex equation for psi = {pair[0]} + i*{pair[1]} (U(1) phase "
-            f"symmetry, `{record['rule']}`), the equations explain as much of these data as "
-            f"the ones returned, so the terms the two fits disagree on are uncertain ({terms})."
-        )
-    first = max(record["residuals"].values())
-    tied = max(record["symmetric_residuals"].values())
-    return (
-        f"the equations were fitted as the real and imaginary parts of one complex equation "
-        f"for psi = {pair[0]} + i*{pair[1]} (U(1) phase symmetry, `{record['rule']}`): tied, "
-        f"they leave at most {100 * tied:.1f} % of the weak form unexplained against "
-        f"{100 * first:.1f} % without it. constraints='u1({pair[0]}, {pair[1]})' fits them "
-        "untied (mirrored terms as candidates only)."
-    )

@@ -1,0 +1,177 @@
+"""Is the returned equation well posed over the values the data hold?
+
+A term of even order 2m along a spatial axis, c·∂^{2m}F(u), acts on a short wave of u like
+(−1)^m c F'(u) k^{2m}: the highest such order decides whether short waves decay (a well-posed
+evolution equation) or grow without bound (backward diffusion, u_t = −0.5 u_xx; a positive
+u_xxxx). A nonlinear diffusion is judged at each observed value of u: u_t = −44.2 u_xx +
+4.6e4 d_xx(u²) has D(u) = −44.2 + 9.2e4 u, negative where u < 4.8e-4. Such an equation is no
+model of data that exist (it cannot be integrated forward), so where it comes back the
+terms that make it so are rarely determined by the data; :func:`ill_posed` says it in words
+for ``Discovery.warnings``. Judged for equations u_t = … of a field u, along each spatial axis
+whose highest even-order terms are pure derivatives of functions of u alone (cross-diffusion,
+mixed derivatives of that order and terms with time derivatives are not judged).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import sympy
+
+__all__ = ["NOISE_MARGIN", "QUANTILES", "ill_posed", "observed_values"]
+
+#: the observed values of each field are kept as this many quantiles (0 %, 1 %, …, 100 %)
+QUANTILES = 101
+#: a value counts as ill-posed only where the sign stays wrong this many noise standard
+#: deviations either side of it: noise around u = 0 puts a porous medium's 0.5 d_xx(u²)
+#: (D = u) in backward diffusion at the negative readings, which the data do not show
+NOISE_MARGIN = 3.0
+
+
+def observed_values(obs, history) -> dict[str, dict]:
+    """``{field: {"quantiles": its finite values' quantiles 0 %, 1 %, …, 100 %, "noise": the
+    run's noise estimate in the field's units (0 where there is none)}}`` (real fields)."""
+    warm = getattr(history.phases.get("warmup"), "noise", None) or {}
+    grid = getattr(history.grid, "noise_estimate", None) or {}
+    out = {}
+    for name in obs.field_names:
+        values = np.asarray(obs.fields[name])
+        if np.iscomplexobj(values):
+            continue
+        values = values[np.isfinite(values)]
+        if not values.size:
+            continue
+        if name in warm:  # noise / std
+            noise = float(warm[name]) * float(np.std(values))
+        else:
+            noise = float(grid.get(name, 0.0) or 0.0)
+        out[name] = {
+            "quantiles": np.quantile(values, np.linspace(0.0, 1.0, QUANTILES)).tolist(),
+            "noise": noise if math.isfinite(noise) else 0.0,
+        }
+    return out
+
+
+def _axes(rhs, time) -> dict:
+    """``{axis: [(order, term, coefficient), ...]}`` of the pure spatial derivatives of even
+    order, and None for an axis a mixed derivative reaches (or the whole mapping None where a
+    term holds a time derivative)."""
+    pure: dict = {}
+    mixed: dict = {}
+    for term, c in rhs.items():
+        orders = dict(term.alpha)
+        if time in orders:
+            return {}
+        if len(orders) == 1:
+            [(axis, n)] = orders.items()
+            if n % 2 == 0 and float(c) != 0.0:
+                pure.setdefault(axis, []).append((n, term, float(c)))
+        elif len(orders) > 1:
+            total = sum(orders.values())
+            for axis in orders:
+                mixed[axis] = max(mixed.get(axis, 0), total)
+    return {a: (v if max(n for n, _, _ in v) > mixed.get(a, 0) else None) for a, v in pure.items()}
+
+
+def _growth(terms, field):
+    """(D(u) as SymPy in the symbol of ``field``, the order M) for the terms of the highest
+    even order M, or None where one of them is not a function of ``field`` alone."""
+    top = max(n for n, _, _ in terms)
+    u = sympy.Symbol(str(field.func))
+    D = sympy.Integer(0)
+    for n, term, c in terms:
+        if n != top:
+            continue
+        if set(term.fields) != {field} or term.F.atoms(sympy.Derivative):
+            return None
+        D += c * sympy.diff(term.F.subs(field, u), u)
+    return sympy.expand(D), top, u
+
+
+def _where(values: np.ndarray, bad: np.ndarray, grow: np.ndarray, name: str) -> str:
+    """Where the sign is wrong: a tail ``u < X`` / ``u > X`` (X where the growth changes sign,
+    by linear interpolation between the quantiles) or everywhere, with the share of the
+    observed values that are wrong beyond the noise (``bad``)."""
+    share = f"about {100 * bad.mean():.0f} % of the observed values, beyond the noise"
+    wrong = grow > 0
+    if wrong.all():
+        return "at every observed value"
+    edges = np.flatnonzero(np.diff(wrong.astype(int)))
+    if len(edges) == 1:
+        i = int(edges[0])
+        g0, g1 = grow[i], grow[i + 1]
+        x = values[i] + (values[i + 1] - values[i]) * g0 / (g0 - g1) if g0 != g1 else values[i]
+        side = "<" if wrong[0] else ">"
+        return f"where {name} {side} {_num(x)} ({share})"
+    return f"for {share}"
+
+
+def _num(x: float) -> str:
+    """Three significant digits (two in powers of ten: 9.2e4, 0.00048 → 4.8e-4)."""
+    text = f"{x:.1e}" if x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e4) else f"{x:.3g}"
+    return text.replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
+
+
+def ill_posed(equation, observed: Mapping[str, Mapping] | None) -> str | None:
+    """A sentence for an equation u_t = … whose highest even-order terms along an axis make
+    short waves grow at observed values of u (``observed``: :func:`observed_values`; a value
+    counts where the sign stays wrong ``NOISE_MARGIN`` noise deviations either side of it),
+    else None. The first such axis."""
+    lhs = equation.lhs
+    if not observed or len(lhs.alpha) != 1 or lhs.alpha[0][1] != 1 or len(lhs.fields) != 1:
+        return None
+    field = lhs.fields[0]
+    if field != lhs.F or str(field.func) not in observed:
+        return None
+    record = observed[str(field.func)]
+    values = np.asarray(record["quantiles"], dtype=float)
+    margin = NOISE_MARGIN * float(record.get("noise", 0.0))
+    for axis, terms in _axes(equation.rhs, lhs.alpha[0][0]).items():
+        found = _growth(terms, field) if terms else None
+        if found is None:
+            continue
+        D, M, u = found
+        f = sympy.lambdify(u, D, "numpy")
+
+        def growth(at, f=f, M=M):
+            return (-1) ** (M // 2) * np.broadcast_to(np.asarray(f(at), dtype=float), at.shape)
+
+        grow = growth(values)
+        bad = (grow > 0) & (growth(values - margin) > 0) & (growth(values + margin) > 0)
+        if not bad.any() or not np.all(np.isfinite(grow)):
+            continue
+        name = str(u)
+        what = (
+            f"its diffusion along {axis}, D({name}) = {_expr(D)}, is negative"
+            if M == 2
+            else f"its order-{M} term along {axis}, D({name}) ∂{axis}^{M} with D({name}) = "
+            f"{_expr(D)}, has the sign that amplifies short waves"
+        )
+        where = _where(values, bad, grow, name)
+        return (
+            f"{lhs.short()}: the equation is ill-posed: {what} {where}, so short waves grow "
+            "without bound there and it cannot be integrated forward. The data rarely "
+            "determine the terms that do this; read res.verdicts and res.alternatives before "
+            "using it."
+        )
+    return None
+
+
+def _expr(D) -> str:
+    """D(u) with coefficients to three significant digits, the constant first."""
+    if D.is_number:
+        return _num(float(D))
+    parts = []
+    for term in sympy.Add.make_args(D):
+        c, rest = term.as_coeff_Mul()
+        size = _num(abs(float(c)))
+        if rest == 1:
+            body = size
+        else:
+            body = str(rest) if math.isclose(abs(float(c)), 1.0) else f"{size}*{rest}"
+        parts.append((rest != 1, "-" if float(c) < 0 else "+", body))
+    parts.sort(key=lambda p: p[0])
+    _, sign, first = parts[0]
+    return ("-" if sign == "-" else "") + first + "".join(f" {s} {b}" for _, s, b in parts[1:])
