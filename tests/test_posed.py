@@ -112,3 +112,20 @@ def test_the_result_warns_and_keeps_the_values_when_saved(tmp_path):
     again = Discovery.load(tmp_path / "run.json")
     assert again.history.observed == history.observed
     assert [w for w in again.warnings() if "ill-posed" in w] == said
+
+
+def test_a_failed_simulation_of_an_ill_posed_equation_says_why():
+    import symweak
+
+    t, x = np.linspace(0, 1, 21), np.linspace(0, 2 * np.pi, 64, endpoint=False)
+    rng = np.random.default_rng(0)
+    u = np.sin(x)[None, :] + 0 * t[:, None] + 0.01 * rng.standard_normal((21, 64))
+    obs = Observations.from_grid(t=t, x=x, fields={"u": u})
+    history = History(observed=_values(-1.0, 1.0))
+    res = Discovery(System([parse_equation("u_t = -0.5*u_xx", "t,x", "u")]), history=history,
+                    coords=("t", "x"), fields=("u",))  # fmt: skip
+    with pytest.raises(symweak.SymweakError) as info:
+        res.simulate(obs, periodic=["x"])
+    said = str(info.value)
+    assert said.startswith("The simulation failed: ")
+    assert "u_t: the equation is ill-posed: its diffusion along x, D(u) = -0.5" in said

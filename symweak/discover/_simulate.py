@@ -10,6 +10,9 @@ from .._errors import DataError, SymweakError
 
 __all__ = ["Simulation", "simulate"]
 
+#: a simulated field larger than this many times the data's largest value has blown up
+BLOWN_UP = 1e6
+
 
 class Simulation:
     """What :meth:`Discovery.simulate` returns: times, simulated fields, relative L2 errors."""
@@ -117,6 +120,12 @@ def simulate(result, obs, *, periodic, integrator, rtol, atol, mirror=()) -> Sim
             )  # fmt: skip
         if not all(np.all(np.isfinite(v)) for v in out.values()):
             raise RuntimeError("the integrator stopped: the solution is not finite (it blew up)")
+        # backward diffusion can stay finite on a coarse grid while it grows by e^500
+        scale = max(float(np.max(np.abs(g))) for g in grids.values()) or 1.0
+        if max(float(np.max(np.abs(v))) for v in out.values()) > BLOWN_UP * scale:
+            raise RuntimeError(
+                "the solution grew beyond a million times the data's largest value (it blew up)"
+            )
     except (RuntimeError, ValueError) as exc:
         hint = ""
         free = [n for n in order[1:] if n not in periodic]
@@ -128,6 +137,9 @@ def simulate(result, obs, *, periodic, integrator, rtol, atol, mirror=()) -> Sim
                 f"it: obs.meta['periodic'] = [{names}]); for walls with no flux, "
                 f"mirror=[{names}]."
             )
+        posed = [w for w in result.warnings() if ": the equation is ill-posed:" in w]
+        if posed:  # short waves grow without bound: no boundary condition helps
+            hint = " " + " ".join(posed) + hint
         raise SymweakError(f"The simulation failed: {str(exc).rstrip('.')}.{hint}") from None
     fields = {inverse[s]: v for s, v in out.items()}
     if mirror:  # back to the data's own axes
