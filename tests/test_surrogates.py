@@ -215,9 +215,9 @@ def test_each_member_is_taken_once():
     import importlib
     import multiprocessing
 
-    members = importlib.import_module("symweak.discover.network._members")
+    forking = importlib.import_module("symweak.discover.network._forking")
     counter = multiprocessing.get_context("fork").Value("i", 1)
-    taken = [members._claim(counter, 4) for _ in range(5)]
+    taken = [forking.claim(counter, 4) for _ in range(5)]
     assert taken == [1, 2, 3, None, None] and counter.value == 4
 
 

@@ -51,7 +51,8 @@ def _member_run(cfg, rebuild, progress: bool, seed: int):
 
 class Voters:
     """The member runs of ``combine="vote"`` (``seeds``): in child processes forked now
-    where :func:`.network._forking.plan` says so, the rest here."""
+    where :func:`.network._forking.plan` says so, each taking the next run as it is free
+    (and the shown run's process too once it is done), the rest here."""
 
     def __init__(self, seeds: list[int], cfg, rebuild) -> None:
         from ..surrogate import choose_device
@@ -86,9 +87,15 @@ class Voters:
         if self.children is not None:
             announce(f"runs 2–{len(self.seeds) + 1} of {len(self.seeds) + 1}", progress)
             try:
-                done = self.children.collect()
+                # the shown run is done: its cores take the runs no child has taken yet
+                while (seed := self.children.claim()) is not None:
+                    with torch_threads(self.plan.member_threads):
+                        done[seed] = _member_run(self.cfg, self.rebuild, False, seed)
+                    if done[seed][1]:
+                        raise KeyboardInterrupt
+                done.update(self.children.collect())
             except KeyboardInterrupt:
-                done, stopped = self.children.done, True
+                done, stopped = {**self.children.stop_now(), **done}, True
         for k, seed in enumerate(self.seeds):
             if stopped:
                 break

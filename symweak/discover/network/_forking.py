@@ -187,9 +187,20 @@ def stop(children) -> None:
             proc.join()
 
 
-def _each(conn, fn, items) -> None:
-    for item in items:
-        send(conn, ("ok", item, fn(item)))
+def claim(counter, count: int) -> int | None:
+    """The next of ``count`` pieces of work no process has taken (``counter``: an integer
+    shared with the children, :func:`multiprocessing.Value`), or None."""
+    with counter.get_lock():
+        k = counter.value
+        if k >= count:
+            return None
+        counter.value = k + 1
+        return k
+
+
+def _each(conn, fn, items, counter) -> None:
+    while (i := claim(counter, len(items))) is not None:
+        send(conn, ("ok", items[i], fn(items[i])))
     send(conn, None)
 
 
@@ -228,13 +239,27 @@ def drain(pending: dict, done: dict) -> None:
 
 
 class Children:
-    """``fn(item)`` for each of ``items`` in ``workers`` child processes forked now (the
-    items dealt out in turn; ``threads`` torch threads each), the results received as they
-    come (:meth:`collect`)."""
+    """``fn(item)`` for each of ``items`` in ``workers`` child processes forked now (each
+    child takes the next item as it is free, as can the run with :meth:`claim`; ``threads``
+    torch threads each), the results received as they come (:meth:`collect`)."""
 
     def __init__(self, fn, items: list, workers: int, threads: int = 1) -> None:
-        self.children = [fork(_each, (fn, items[w::workers]), threads) for w in range(workers)]
+        self.items = list(items)
+        self.counter = multiprocessing.get_context("fork").Value("i", 0)
+        args = (fn, self.items, self.counter)
+        self.children = [fork(_each, args, threads) for _ in range(workers)]
         self.done: dict = {}
+
+    def claim(self):
+        """The next item no child has taken (the run does it itself), or None."""
+        i = claim(self.counter, len(self.items))
+        return None if i is None else self.items[i]
+
+    def stop_now(self) -> dict:
+        """Stop waiting (Ctrl-C): the results received or waiting in the pipes are kept."""
+        drain({conn: proc for proc, conn in self.children}, self.done)
+        self.close()
+        return self.done
 
     def collect(self) -> dict:
         """``{item: result}`` of every item a child finished; a child that failed is logged

@@ -27,7 +27,7 @@ from ..._seeds import child_seed
 from ..._trainer import announce
 from .._history import History
 from . import _tune, _warmup
-from ._forking import drain, fork, gather, plan, recv, send, stop, torch_threads
+from ._forking import claim, drain, fork, gather, plan, recv, send, stop, torch_threads
 from ._state import NetworkState
 
 __all__ = ["Members"]
@@ -63,16 +63,6 @@ def _tuned(member, config, device, warm, rng, candidates, progress: bool = False
     return state.surrogate, state.interrupted
 
 
-def _claim(counter, count: int) -> int | None:
-    """The next member no process has taken (``counter``: a shared integer), or None."""
-    with counter.get_lock():
-        k = counter.value
-        if k >= count:
-            return None
-        counter.value = k + 1
-        return k
-
-
 def _child(conn, problem, config, device, counter, count: int, quota: int) -> None:
     """A child process (:func:`._forking.fork`): warm up to ``quota`` members taken from
     ``counter`` until the candidates come (None: stop), tune each and send ``("ok", k,
@@ -82,7 +72,7 @@ def _child(conn, problem, config, device, counter, count: int, quota: int) -> No
     member of seven ran while the other child and the run idled)."""
     warmed = []
     while len(warmed) < quota and not conn.poll():
-        k = _claim(counter, count)
+        k = claim(counter, count)
         if k is None:
             break
         warmed.append((k, *_warm(problem, config, device, k)))
@@ -90,7 +80,7 @@ def _child(conn, problem, config, device, counter, count: int, quota: int) -> No
     if candidates is not None:
         for k, member, warm, rng in warmed:
             send(conn, ("ok", k, _tuned(member, config, device, warm, rng, candidates)))
-        while (k := _claim(counter, count)) is not None:
+        while (k := claim(counter, count)) is not None:
             member, warm, rng = _warm(problem, config, device, k)
             send(conn, ("ok", k, _tuned(member, config, device, warm, rng, candidates)))
     send(conn, None)
@@ -160,7 +150,7 @@ class Members:
         """The members no child has taken yet, here (the run's own tuning is done, so its
         cores are free), taken one at a time as the children take theirs; whether one was
         interrupted."""
-        while (k := _claim(self.counter, self.count)) is not None:
+        while (k := claim(self.counter, self.count)) is not None:
             done[k] = self._train(k, candidates)
             if done[k][1]:
                 return True
