@@ -373,6 +373,22 @@ def test_csv_with_other_column_names(tmp_path, caplog):
 
 
 @pytest.mark.parametrize(
+    "body",
+    [
+        "t;x;u\n0;0;1.5\n0;1;2.5\n1;0;1.0\n1;1;2.0\n",  # semicolons
+        "t;x;u\n0;0;1,5\n0;1;2,5\n1;0;1,0\n1;1;2,0\n",  # and decimal commas (European locale)
+        "t\tx\tu\n0\t0\t1.5\n0\t1\t2.5\n1\t0\t1.0\n1\t1\t2.0\n",  # tabs
+    ],
+)
+def test_csv_separated_by_semicolons_or_tabs(tmp_path, body):
+    path = tmp_path / "sheet.csv"
+    path.write_text(body)
+    obs = symweak.load(path)
+    assert obs.coord_names == ("t", "x") and obs.field_names == ("u",)
+    np.testing.assert_array_equal(obs.to_grid("u"), [[1.5, 2.5], [1.0, 2.0]])
+
+
+@pytest.mark.parametrize(
     "body, message",
     [
         (

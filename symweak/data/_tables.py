@@ -10,6 +10,7 @@ problem names the file, the column and the (1-based, header = line 1) line.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -36,21 +37,37 @@ def _names(value, what: str, path: Path) -> list[str] | None:
     return list(value)
 
 
-def _header(path: Path, encoding: str) -> list[str]:
+def _separator(path: Path, encoding: str) -> tuple[str, str]:
+    """(column separator, decimal mark) of a CSV file: the commonest of ``,`` ``;`` and a
+    tab in its first line (a spreadsheet in a European locale writes ``t;x;u`` and
+    ``0,5;1,25;0,031``: a decimal comma where ``;`` separates)."""
+    try:
+        with open(path, newline="", encoding=encoding) as fh:
+            first, second = fh.readline(), fh.readline()
+    except (OSError, UnicodeDecodeError, LookupError):
+        return ",", "."  # pandas reports what is wrong with the file
+    sep = max([",", ";", "\t"], key=first.count) if first.count(",") == 0 else ","
+    decimal = "," if sep != "," and re.search(r"\d,\d", second) else "."
+    return sep, decimal
+
+
+def _header(path: Path, encoding: str, sep: str = ",") -> list[str]:
     """A CSV file's column names as written (pandas renames repeated ones to ``u.1``)."""
     import csv
 
     try:
         with open(path, newline="", encoding=encoding) as fh:
-            return next(csv.reader(fh), [])
+            return next(csv.reader(fh, delimiter=sep), [])
     except (OSError, UnicodeDecodeError, LookupError, csv.Error):
         return []  # pandas reports what is wrong with the file
 
 
 def _frame(path: Path, encoding: str | None):
     pd = _require("pandas")
+    sep, decimal = ",", "."
     if path.suffix.lower() == ".csv":
-        header = _header(path, encoding or "utf-8")
+        sep, decimal = _separator(path, encoding or "utf-8")
+        header = _header(path, encoding or "utf-8", sep)
         dup = sorted({c for c in header if header.count(c) > 1})
         if dup:
             raise DataError(f"{path.name}: column name(s) {dup} appear twice; rename them.")
@@ -58,7 +75,7 @@ def _frame(path: Path, encoding: str | None):
         if path.suffix.lower() == ".parquet":
             _require("pyarrow")
             return pd.read_parquet(path)
-        return pd.read_csv(path, encoding=encoding or "utf-8")
+        return pd.read_csv(path, encoding=encoding or "utf-8", sep=sep, decimal=decimal)
     except DataError:
         raise
     except UnicodeDecodeError as exc:
