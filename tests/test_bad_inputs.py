@@ -398,6 +398,13 @@ REQUESTS = [
         "`symmetric:` takes space coordinates (here: x); not t (time has a direction).",
     ),
     (
+        "too few points",
+        lambda: discover(Observations({"t": T[:15], "x": X[:15]}, {"u": U[:15]})),
+        DataError,
+        "Only 15 observations for a PDE in t, x: the network method needs at least 60 (10 per "
+        "coefficient of a quadratic in the coordinates",
+    ),
+    (
         "no data",
         lambda: discover(None),
         DataError,

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import SymweakError
+from .._errors import DataError, SymweakError
 from .._memory import keep_freed_memory
 from ..data import check_float32
 from ..grammar import Constraints, OperatorSet
@@ -132,6 +132,24 @@ def _network(problem, cfg, progress, settings, rebuild):
     return equations, surrogate, history
 
 
+#: the network method needs at least this many observations per coefficient of a quadratic
+#: in the coordinates (60 for t, x): the noise estimate fits such a quadratic to each point's
+#: 3 × 6 nearest neighbours, and 15 scattered points came back with every term uncertain
+POINTS_PER_COEFFICIENT = 10
+
+
+def _check_enough_points(obs) -> None:
+    D = len(obs.coord_names)
+    need = POINTS_PER_COEFFICIENT * (1 + D + D * (D + 1) // 2)
+    if len(obs) < need:
+        raise DataError(
+            f"Only {len(obs)} observations for a PDE in {', '.join(obs.coord_names)}: the "
+            f"network method needs at least {need} ({POINTS_PER_COEFFICIENT} per coefficient "
+            "of a quadratic in the coordinates, on which the noise estimate and the "
+            "surrogate's finest features rest). Provide more points."
+        )
+
+
 def discover(
     data,
     ops: str | OperatorSet | None = PAPER_OPS,
@@ -185,6 +203,7 @@ def discover(
     settings = {**cfg.to_dict(), **problem.record()}
     if method == "network":
         check_float32(problem.obs.coords)  # the surrogate trains in float32
+        _check_enough_points(problem.obs)
         rebuild = lambda s: Problem.build(data, ops, lhs, s, constraints, rules)  # noqa: E731
         equations, surrogate, history = _network(problem, cfg, progress, settings, rebuild)
     else:
