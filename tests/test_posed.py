@@ -129,3 +129,28 @@ def test_a_failed_simulation_of_an_ill_posed_equation_says_why():
     said = str(info.value)
     assert said.startswith("The simulation failed: ")
     assert "u_t: the equation is ill-posed: its diffusion along x, D(u) = -0.5" in said
+
+
+def test_the_warning_names_the_closest_alternative_that_is_not_ill_posed():
+    """The 10 000-cell assay (two threads): of the equations the data cannot tell apart,
+    the logistic one without diffusion is well posed."""
+    from symweak.discover._history import FitRecord
+
+    returned = {"u": 0.06458, "u^2": -49.28, "u_xx": -44.21, "d_xx(u^2)": 46024.0}
+    alternatives = [
+        {"terms": returned, "held_out": 0.2244, "margin": 0.296, "reason": "fit"},
+        {"terms": {"u": 0.05522, "u^2": -33.58}, "held_out": 0.2145, "margin": 0.0,
+         "reason": "fit"},
+    ]  # fmt: skip
+    fit = FitRecord(lhs="u_t", residual=0.2, method="mstls+tls", alternatives=alternatives)
+    history = History(observed=_values(0.0, 1.2e-3, 1e-5), fits=[fit])
+    eq = parse_equation("u_t = 0.06458*u - 49.28*u^2 - 44.21*u_xx + 46024*d_xx(u^2)", "t,x", "u")
+    res = Discovery(System([eq]), history=history, coords=("t", "x"), fields=("u",))
+    said = [w for w in res.warnings() if "ill-posed" in w]
+    assert len(said) == 1
+    assert said[0].endswith(
+        "before using it. Of the equations these data cannot tell apart from it, "
+        "u_t = 0.05522*u - 33.58*u^2 is not ill-posed (res.alternatives)."
+    )
+    fit.alternatives = alternatives[:1]  # none other: nothing more is said
+    assert res.warnings()[-1].endswith("read res.verdicts and res.alternatives before using it.")

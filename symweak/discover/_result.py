@@ -14,7 +14,7 @@ from .._errors import SymweakError
 from ..ir import Equation, System
 from ._history import History
 from ._pointwise import contradicted, said
-from ._posed import ill_posed
+from ._posed import ill_posed, well_posed_instead
 from ._readings import (
     Alternative,
     ParetoEquation,
@@ -208,7 +208,11 @@ class Discovery(Readings):
         out.extend(_contradicted(lhs, *both) for lhs, both in self.disagreements().items())
         out.extend(text for text in map(cancelling, self.system) if text)
         observed = getattr(self.history, "observed", None) if self.history else None
-        out.extend(text for eq in self.system if (text := ill_posed(eq, observed)))
+        alts = self.alternatives if observed else {}
+        for eq in self.system:
+            if text := ill_posed(eq, observed):
+                mine = alts.get(eq.lhs.short()) if isinstance(alts, dict) else alts
+                out.append(text + well_posed_instead(eq, observed, mine))
         symmetry = getattr(self.history, "symmetry", None) if self.history else None
         if symmetry and (symmetry.get("kept") == "symmetric" or symmetry.get("disputed")):
             out.append(_symmetric(symmetry))
