@@ -154,3 +154,23 @@ def test_the_warning_names_the_closest_alternative_that_is_not_ill_posed():
     )
     fit.alternatives = alternatives[:1]  # none other: nothing more is said
     assert res.warnings()[-1].endswith("read res.verdicts and res.alternatives before using it.")
+
+
+@pytest.mark.parametrize(
+    "text, ill",
+    [
+        ("u_tt = 1.2*u_xx - 0.3*u_t", False),  # the telegraph equation: u_t is lower order
+        ("u_tt = u_xx + u_yy - sin(u)", False),  # sine-Gordon
+        ("u_tt = -u_xxxx", False),  # a beam
+        ("u_tt = -1.2*u_xx - 0.3*u_t", True),  # no real wave speed
+        ("u_tt = u_xxxx", True),
+    ],
+)
+def test_second_order_in_time(text, ill):
+    said = _said(text, _values(-1.0, 1.0))
+    assert (said is not None) == ill
+    if text.startswith("u_tt = -1.2"):
+        assert said.startswith(
+            "u_tt: the equation is ill-posed: its wave term along x, c²(u) = -1.2, is negative "
+            "at every observed value"
+        )

@@ -7,7 +7,8 @@ u_xxxx). A nonlinear diffusion is judged at each observed value of u: u_t = −4
 4.6e4 d_xx(u²) has D(u) = −44.2 + 9.2e4 u, negative where u < 4.8e-4. Such an equation is no
 model of data that exist (it cannot be integrated forward), so where it comes back the
 terms that make it so are rarely determined by the data; :func:`ill_posed` says it in words
-for ``Discovery.warnings``. Judged for equations u_t = … of a field u, along each spatial axis
+for ``Discovery.warnings``. Judged for equations u_t = … or u_tt = … of a field u (a wave
+equation with a negative c² has no real wave speed), along each spatial axis
 whose highest even-order terms are pure derivatives of functions of u alone (cross-diffusion,
 mixed derivatives of that order and terms with time derivatives are not judged).
 """
@@ -54,15 +55,18 @@ def observed_values(obs, history) -> dict[str, dict]:
     return out
 
 
-def _axes(rhs, time) -> dict:
+def _axes(rhs, time, order: int = 1) -> dict:
     """``{axis: [(order, term, coefficient), ...]}`` of the pure spatial derivatives of even
-    order, and None for an axis a mixed derivative reaches (or the whole mapping None where a
-    term holds a time derivative)."""
+    order, and None for an axis a mixed derivative reaches (or the whole mapping empty where a
+    term holds a time derivative other than a lower one beside a left-hand side of
+    ``order`` 2: u_tt = u_xx − 0.3 u_t)."""
     pure: dict = {}
     mixed: dict = {}
     for term, c in rhs.items():
         orders = dict(term.alpha)
         if time in orders:
+            if len(orders) == 1 and orders[time] < order:
+                continue
             return {}
         if len(orders) == 1:
             [(axis, n)] = orders.items()
@@ -115,20 +119,21 @@ def _num(x: float) -> str:
 
 
 def ill_posed(equation, observed: Mapping[str, Mapping] | None) -> str | None:
-    """A sentence for an equation u_t = … whose highest even-order terms along an axis make
-    short waves grow at observed values of u (``observed``: :func:`observed_values`; a value
-    counts where the sign stays wrong ``NOISE_MARGIN`` noise deviations either side of it),
-    else None. The first such axis."""
+    """A sentence for an equation u_t = … or u_tt = … whose highest even-order terms along
+    an axis make short waves grow at observed values of u (``observed``:
+    :func:`observed_values`; a value counts where the sign stays wrong ``NOISE_MARGIN`` noise
+    deviations either side of it), else None. The first such axis."""
     lhs = equation.lhs
-    if not observed or len(lhs.alpha) != 1 or lhs.alpha[0][1] != 1 or len(lhs.fields) != 1:
+    if not observed or len(lhs.alpha) != 1 or lhs.alpha[0][1] > 2 or len(lhs.fields) != 1:
         return None
+    order = lhs.alpha[0][1]
     field = lhs.fields[0]
     if field != lhs.F or str(field.func) not in observed:
         return None
     record = observed[str(field.func)]
     values = np.asarray(record["quantiles"], dtype=float)
     margin = NOISE_MARGIN * float(record.get("noise", 0.0))
-    for axis, terms in _axes(equation.rhs, lhs.alpha[0][0]).items():
+    for axis, terms in _axes(equation.rhs, lhs.alpha[0][0], order).items():
         found = _growth(terms, field) if terms else None
         if found is None:
             continue
@@ -143,12 +148,15 @@ def ill_posed(equation, observed: Mapping[str, Mapping] | None) -> str | None:
         if not bad.any() or not np.all(np.isfinite(grow)):
             continue
         name = str(u)
-        what = (
-            f"its diffusion along {axis}, D({name}) = {_expr(D)}, is negative"
-            if M == 2
-            else f"its order-{M} term along {axis}, D({name}) ∂{axis}^{M} with D({name}) = "
-            f"{_expr(D)}, has the sign that amplifies short waves"
-        )
+        if M == 2 and order == 1:
+            what = f"its diffusion along {axis}, D({name}) = {_expr(D)}, is negative"
+        elif M == 2:
+            what = f"its wave term along {axis}, c²({name}) = {_expr(D)}, is negative"
+        else:
+            what = (
+                f"its order-{M} term along {axis}, D({name}) ∂{axis}^{M} with D({name}) = "
+                f"{_expr(D)}, has the sign that amplifies short waves"
+            )
         where = _where(values, bad, grow, name)
         return (
             f"{lhs.short()}: the equation is ill-posed: {what} {where}, so short waves grow "
