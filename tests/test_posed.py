@@ -174,3 +174,56 @@ def test_second_order_in_time(text, ill):
             "u_tt: the equation is ill-posed: its wave term along x, c²(u) = -1.2, is negative "
             "at every observed value"
         )
+
+
+def _judged(monkeypatch):
+    """preferred_support with the verdicts' alternatives given: the selection's support
+    (u, u², u_xx with a negative u_xx) and (u, u²), both within reach."""
+    import importlib
+
+    from symweak.regress._verdict import Alternative, Judgement
+
+    functions = importlib.import_module("symweak.discover.network._functions")
+    alts = [
+        Alternative((0, 1, 2), np.array([0.065, -49.3, -44.2]), 0.224, 0.3, 1.0),
+        Alternative((0, 1), np.array([0.055, -33.6, 0.0]), 0.215, 0.0, 0.9),
+    ]
+    monkeypatch.setattr(functions, "judge", lambda *a, **k: Judgement({}, alts))
+    from symweak.grammar import parse_terms
+
+    lib = parse_terms("u, u^2, u_xx", "t,x", "u")
+
+    def choose(ill):
+        return functions.preferred_support(
+            lib, np.zeros((4, 3)), np.zeros(4), np.array([0.065, -49.3, -44.2]),
+            how="terms", constraints=None, seed=0, ill=ill,
+        )  # fmt: skip
+
+    return choose
+
+
+def test_an_ill_posed_support_within_reach_gives_way_to_a_well_posed_one(monkeypatch):
+    choose = _judged(monkeypatch)
+    assert choose(None) is None  # within reach: kept
+    assert choose(lambda c: c[2] < 0) == [0, 1]  # ill-posed: the best well-posed one
+    assert choose(lambda c: True) is None  # every one ill-posed: kept
+    assert choose(lambda c: False) is None  # well posed: kept
+
+
+def test_the_result_says_which_equation_was_replaced(tmp_path):
+    from symweak.discover._posed import replaced
+
+    eq = parse_equation("u_t = 0.0646*u - 49.3*u^2 - 44.2*u_xx + 4.6e4*d_xx(u^2)", "t,x", "u")
+    record = replaced(eq.lhs, eq.rhs, _values(0.0, 1.2e-3, 1e-5))
+    history = History(posed={"u_t": record})
+    ret = parse_equation("u_t = 0.06519*u - 50.01*u^2", "t,x", "u")
+    res = Discovery(System([ret]), history=history, coords=("t", "x"), fields=("u",))
+    assert res.warnings()[-1] == (
+        "u_t: the selection's equation, u_t = 0.0646*u - 49.3*u^2 - 44.2*u_xx + "
+        "4.6e+04*d_xx(u^2), is ill-posed (its diffusion along x, D(u) = -44.2 + 9.2e4*u, is "
+        "negative where u < 4.8e-4 (about 38 % of the observed values, beyond the noise)); "
+        "the equation returned is the best-scoring of those these data cannot tell apart "
+        "from it that is well posed."
+    )
+    res.save(tmp_path / "run.json")
+    assert Discovery.load(tmp_path / "run.json").history.posed == {"u_t": record}

@@ -41,6 +41,7 @@ from ._library import (
     time_terms,
     union,
 )
+from ._posed import ill_test, observed_values, replaced
 from ._scales import choose_scale
 from ._settings import GRID_CONSTANT_FLOOR, NEIGHBOURS_GAIN, NOISE_THRESHOLD
 from ._testfunctions import bump_for_orders, make_tests, spectral_radius, support_floor
@@ -294,7 +295,9 @@ def _run(problem, config) -> tuple[list[Equation], History]:
             ", ".join(f"{k} {v[0]:.4g}" for k, v in tried.items()),
             chosen,
         )
-    fits = _preferred(problem, config, designs, fits, ties)
+    posed: dict = {}
+    observed = observed_values(problem.obs, noise=sigma)
+    fits = _preferred(problem, config, designs, fits, ties, observed, posed)
     equations = [Equation(lhs, fits[lhs][0]) for lhs in problem.lhs]
     record = GridRecord(
         seconds=time.perf_counter() - start,
@@ -313,17 +316,19 @@ def _run(problem, config) -> tuple[list[Equation], History]:
     )
     others = [v[2] for k, v in tried.items() if k != chosen]
     records = _records(problem, config, designs, fits, others, tests, ties)
-    history = History(grid=record, fits=records)
+    history = History(grid=record, fits=records, posed=posed)
     return equations, history
 
 
-def _preferred(problem, config, designs, fits, ties) -> dict:
+def _preferred(problem, config, designs, fits, ties, observed=None, posed=None) -> dict:
     """``fits`` with each equation whose support the verdicts put out of reach of their
-    best refitted on that best (as on the network path,
-    :func:`.network._functions.adopt_preferred`); equations tied by ``pair`` rules and
-    runs without verdicts (``uncertainty=False``) are left as they are."""
+    best (or that is ill-posed at the ``observed`` values beside a well-posed one within
+    reach, recorded in ``posed`` as ``History.posed``) refitted on that best (as on the
+    network path, :func:`.network._functions.adopt_preferred`); equations tied by ``pair``
+    rules and runs without verdicts (``uncertainty=False``) are left as they are."""
     from .network._functions import preferred_support
 
+    posed = {} if posed is None else posed
     if not config.reporting.uncertainty:
         return fits
     tied = {x for a, b_, _ in ties for x in (a, b_)}
@@ -341,9 +346,12 @@ def _preferred(problem, config, designs, fits, ties) -> dict:
             how=config.selection.complexity,
             constraints=problem.constraints,
             seed=child_seed(problem.seed, "verdicts") + e,
+            ill=(ill := ill_test(lhs, lib, observed)),
         )
         if support is None:
             continue
+        if ill is not None and ill(fit.coef):
+            posed[lhs.short()] = replaced(lhs, fits[lhs][0], observed)
         coef = refit_support(G, b, support, "+tls" in fit.method)
         residual = float(np.linalg.norm(G @ coef - b) / (np.linalg.norm(b) or 1.0))
         log.info(

@@ -189,6 +189,9 @@ class History:
     #: each field's observed values: ``{field: {"quantiles": 0 %, 1 %, …, 100 %, "noise":
     #: the run's noise estimate in the field's units}}`` (:mod:`._posed`)
     observed: dict = field(default_factory=dict)
+    #: ``{lhs: {"replaced", "why"}}``: the selection's equation was ill-posed and the
+    #: closest well-posed one the data cannot tell apart from it is returned (:mod:`._posed`)
+    posed: dict = field(default_factory=dict)
 
     def seconds(self) -> dict[str, float]:
         """``{phase: seconds}`` of every phase that ran (``{"grid": s}`` on the grid method)."""
@@ -232,4 +235,5 @@ class History:
             grid=build(GridRecord, data.get("grid")),
             interrupted=bool(data.get("interrupted", False)),
             observed=dict(data.get("observed") or {}),
+            posed=dict(data.get("posed") or {}),
         )

@@ -21,7 +21,16 @@ from collections.abc import Mapping
 import numpy as np
 import sympy
 
-__all__ = ["NOISE_MARGIN", "QUANTILES", "ill_posed", "observed_values", "well_posed_instead"]
+__all__ = [
+    "NOISE_MARGIN",
+    "QUANTILES",
+    "ill_posed",
+    "ill_test",
+    "observed_values",
+    "replaced",
+    "replaced_said",
+    "well_posed_instead",
+]
 
 #: the observed values of each field are kept as this many quantiles (0 %, 1 %, …, 100 %)
 QUANTILES = 101
@@ -31,11 +40,13 @@ QUANTILES = 101
 NOISE_MARGIN = 3.0
 
 
-def observed_values(obs, history) -> dict[str, dict]:
+def observed_values(obs, history=None, noise=None) -> dict[str, dict]:
     """``{field: {"quantiles": its finite values' quantiles 0 %, 1 %, …, 100 %, "noise": the
-    run's noise estimate in the field's units (0 where there is none)}}`` (real fields)."""
-    warm = getattr(history.phases.get("warmup"), "noise", None) or {}
-    grid = getattr(history.grid, "noise_estimate", None) or {}
+    run's noise estimate in the field's units (0 where there is none)}}`` (real fields); the
+    noise from ``history`` (the warm-up's noise / std, or the full grid's estimate) or
+    ``noise`` (``{field: standard deviation}``)."""
+    warm = getattr(history.phases.get("warmup"), "noise", None) or {} if history else {}
+    grid = (getattr(history.grid, "noise_estimate", None) if history else noise) or {}
     out = {}
     for name in obs.field_names:
         values = np.asarray(obs.fields[name])
@@ -118,8 +129,8 @@ def _num(x: float) -> str:
     return text.replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
 
 
-def ill_posed(equation, observed: Mapping[str, Mapping] | None) -> str | None:
-    """A sentence for an equation u_t = … or u_tt = … whose highest even-order terms along
+def _reason(equation, observed: Mapping[str, Mapping] | None) -> str | None:
+    """What makes an equation u_t = … or u_tt = … ill-posed: its highest even-order terms along
     an axis make short waves grow at observed values of u (``observed``:
     :func:`observed_values`; a value counts where the sign stays wrong ``NOISE_MARGIN`` noise
     deviations either side of it), else None. The first such axis."""
@@ -157,14 +168,20 @@ def ill_posed(equation, observed: Mapping[str, Mapping] | None) -> str | None:
                 f"its order-{M} term along {axis}, D({name}) ∂{axis}^{M} with D({name}) = "
                 f"{_expr(D)}, has the sign that amplifies short waves"
             )
-        where = _where(values, bad, grow, name)
-        return (
-            f"{lhs.short()}: the equation is ill-posed: {what} {where}, so short waves grow "
-            "without bound there and it cannot be integrated forward. The data rarely "
-            "determine the terms that do this; read res.verdicts and res.alternatives before "
-            "using it."
-        )
+        return f"{what} {_where(values, bad, grow, name)}"
     return None
+
+
+def ill_posed(equation, observed: Mapping[str, Mapping] | None) -> str | None:
+    """The warning for an ill-posed equation (:func:`_reason`), else None."""
+    why = _reason(equation, observed)
+    if why is None:
+        return None
+    return (
+        f"{equation.lhs.short()}: the equation is ill-posed: {why}, so short waves grow "
+        "without bound there and it cannot be integrated forward. The data rarely determine "
+        "the terms that do this; read res.verdicts and res.alternatives before using it."
+    )
 
 
 def _expr(D) -> str:
@@ -198,3 +215,38 @@ def well_posed_instead(equation, observed, alternatives) -> str:
                 f"{other.short(4)} is not ill-posed (res.alternatives)."
             )
     return ""
+
+
+def ill_test(lhs, lib, observed):
+    """``coef -> bool``: whether coefficients over the terms ``lib`` make ``lhs = …`` an
+    ill-posed equation at the ``observed`` values (:func:`ill_posed`), for the choice among
+    the equations the data cannot tell apart (:func:`.network._functions.preferred_support`);
+    None without observed values."""
+    from ..ir import Equation
+
+    if not observed:
+        return None
+
+    def ill(coef) -> bool:
+        rhs = {lib[j]: float(coef[j]) for j in np.flatnonzero(coef) if j < len(lib)}
+        return bool(rhs) and ill_posed(Equation(lhs, rhs), observed) is not None
+
+    return ill
+
+
+def replaced(lhs, old: dict, observed) -> dict:
+    """The record of an ill-posed equation ``lhs = old`` (``{term: coefficient}``) that was
+    replaced by a well-posed one the data cannot tell apart from it (``History.posed``)."""
+    from ..ir import Equation
+
+    eq = Equation(lhs, old)
+    return {"replaced": eq.short(4), "why": _reason(eq, observed) or ""}
+
+
+def replaced_said(lhs: str, record: Mapping) -> str:
+    """The warning for an equation returned in place of an ill-posed one (:func:`replaced`)."""
+    return (
+        f"{lhs}: the selection's equation, {record['replaced']}, is ill-posed ({record['why']}); "
+        "the equation returned is the best-scoring of those these data cannot tell apart from "
+        "it that is well posed."
+    )

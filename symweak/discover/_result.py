@@ -14,7 +14,7 @@ from .._errors import SymweakError
 from ..ir import Equation, System
 from ._history import History
 from ._pointwise import contradicted, said
-from ._posed import ill_posed, well_posed_instead
+from ._posed import ill_posed, replaced_said, well_posed_instead
 from ._readings import (
     Alternative,
     ParetoEquation,
@@ -213,6 +213,9 @@ class Discovery(Readings):
             if text := ill_posed(eq, observed):
                 mine = alts.get(eq.lhs.short()) if isinstance(alts, dict) else alts
                 out.append(text + well_posed_instead(eq, observed, mine))
+        out.extend(
+            replaced_said(k, v) for k, v in (getattr(self.history, "posed", {}) or {}).items()
+        )
         symmetry = getattr(self.history, "symmetry", None) if self.history else None
         if symmetry and (symmetry.get("kept") == "symmetric" or symmetry.get("disputed")):
             out.append(_symmetric(symmetry))

@@ -26,6 +26,7 @@ import numpy as np
 from ..._seeds import child_seed
 from ...regress import Fit, judge, refit_support, term_complexity
 from .._library import EXPANSION_DEGREE, kept_indices, polynomial_alternatives
+from .._posed import ill_test, observed_values, replaced
 
 __all__ = ["adopt_preferred", "apart", "preferred_support"]
 
@@ -39,6 +40,9 @@ def adopt_preferred(state, cands, system, results, readable):
     verdict-only terms has those among its columns. Equations tied by ``pair`` rules are
     left as they are."""
     tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
+    history = getattr(state, "history", None)
+    obs = getattr(state.problem, "obs", None)
+    observed = observed_values(obs, history) if obs is not None else None
     G, b = (t.cpu().numpy() for t in system)
     cols = list(cands.cols if readable is None else cands.readable_cols)
     results = dict(results)
@@ -57,9 +61,12 @@ def adopt_preferred(state, cands, system, results, readable):
             how=state.config.selection.complexity,
             constraints=state.problem.constraints,
             seed=child_seed(state.problem.seed, "verdicts") + e,
+            ill=(ill := ill_test(lhs, lib, observed)),
         )
         if support is None:
             continue
+        if ill is not None and ill(np.pad(fit.coef, (0, len(extra)))) and history is not None:
+            history.posed[lhs.short()] = replaced(lhs, results[lhs][0], observed)
         coef = refit_support(G[:, wide], b[:, e], support, True)
         residual = float(np.linalg.norm(G[:, wide] @ coef - b[:, e]) / np.linalg.norm(b[:, e]))
         before = set(np.flatnonzero(fit.coef))
@@ -91,10 +98,13 @@ def adopt_preferred(state, cands, system, results, readable):
     return results, dataclasses.replace(cands, **{field: cols}, verdict_cols=verdict_cols)
 
 
-def preferred_support(lib, G, b, coef, *, how, constraints, seed: int) -> list | None:
+def preferred_support(lib, G, b, coef, *, how, constraints, seed: int, ill=None) -> list | None:
     """The best-scoring support of the verdicts (:func:`symweak.regress.judge` on ``G``,
     ``b``, columns as ``lib``) when ``coef``'s support (its columns; ``lib`` may hold more
-    after them) is not among the alternatives within reach of it, else None."""
+    after them) is not among the alternatives within reach of it, else None. ``ill``:
+    whether coefficients over ``lib`` make an ill-posed equation (:mod:`.._posed`); the
+    best-scoring well-posed alternative within reach is then preferred, and an ill-posed
+    support within reach is kept only where every alternative is ill-posed too."""
     chosen = np.zeros(len(lib))
     chosen[: len(coef)] = coef
     keep = kept_indices(lib, constraints)
@@ -109,7 +119,10 @@ def preferred_support(lib, G, b, coef, *, how, constraints, seed: int) -> list |
         apart=apart(lib),
     )
     fits = [a for a in found.alternatives if a.reason == "fit"]
-    chosen = tuple(sorted({int(j) for j in np.flatnonzero(chosen)} | {int(k) for k in keep}))
+    own = chosen
+    chosen = tuple(sorted({int(j) for j in np.flatnonzero(own)} | {int(k) for k in keep}))
+    if ill is not None and fits and ill(own):
+        fits = [a for a in fits if not ill(a.coef)] or fits
     if not fits or any(a.support == chosen for a in fits):
         return None
     return list(min(fits, key=lambda a: a.score).support)
