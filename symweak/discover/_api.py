@@ -215,7 +215,7 @@ def discover(
         surrogate = None
     widen_to_precision(equations, history.fits)
     check_pointwise(problem.obs, equations, history.fits)
-    history.observed = observed_values(problem.obs, history)
+    history.observed = history.observed or observed_values(problem.obs, history)
     result = Discovery(
         System(equations),
         settings=settings,

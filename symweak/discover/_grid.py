@@ -316,7 +316,7 @@ def _run(problem, config) -> tuple[list[Equation], History]:
     )
     others = [v[2] for k, v in tried.items() if k != chosen]
     records = _records(problem, config, designs, fits, others, tests, ties)
-    history = History(grid=record, fits=records, posed=posed)
+    history = History(grid=record, fits=records, posed=posed, observed=observed)
     return equations, history
 
 

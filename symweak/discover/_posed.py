@@ -205,8 +205,8 @@ def _expr(D) -> str:
 def well_posed_instead(equation, observed, alternatives) -> str:
     """For an ill-posed ``equation``: a sentence naming the closest of ``alternatives``
     (:class:`~._readings.Alternative`, closest first: the equations the data cannot tell
-    apart from it) that is not ill-posed, else "". The 10 000-cell assay's backward
-    diffusion has 0.0552 u − 33.6 u² beside it: r and K inside the published ranges."""
+    apart from it) that is not ill-posed, else "" (where one is within reach of the best,
+    the run returns it instead: :func:`.network._functions.preferred_support`)."""
     for alt in alternatives or ():
         other = alt.equation
         if other.rhs != equation.rhs and ill_posed(other, observed) is None:

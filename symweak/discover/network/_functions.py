@@ -42,7 +42,11 @@ def adopt_preferred(state, cands, system, results, readable):
     tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
     history = getattr(state, "history", None)
     obs = getattr(state.problem, "obs", None)
-    observed = observed_values(obs, history) if obs is not None else None
+    observed = getattr(history, "observed", None)
+    if not observed and obs is not None:  # once per run: every final fit reads the same values
+        observed = observed_values(obs, history)
+        if history is not None:
+            history.observed = observed
     G, b = (t.cpu().numpy() for t in system)
     cols = list(cands.cols if readable is None else cands.readable_cols)
     results = dict(results)

@@ -116,7 +116,7 @@ class Members:
 
     def start(self, candidates) -> None:
         """Send the candidates to the children as soon as they exist, so that they tune the
-        members while the run tunes its own surrogate (they used to wait for it)."""
+        members while the run tunes its own surrogate."""
         if self.children and not self.sent:
             announce(f"surrogates 2–{self.count} of {self.count}", self.progress)
             for _, conn in self.children:
