@@ -274,6 +274,7 @@ _WHY = {
     "surrogate": "\nother surrogate",
     "untuned": "\nbefore tuning",
     "symmetry": "\nU(1) fit",
+    "data": "\nfits the data",
 }
 
 

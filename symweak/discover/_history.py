@@ -133,6 +133,9 @@ class FitRecord:
     #: judgement determines and the other excludes: uncertain in ``verdicts``;
     #: :mod:`.network._untuned`)
     untuned: dict = field(default_factory=dict)
+    #: ``{term: likelihood ratio}`` of the weakest determined terms refitted on the data
+    #: with and without them (:mod:`.network._refit`; below its cutoff: uncertain)
+    refits: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -225,6 +225,7 @@ class Readings:
                     "surrogate": "  (another surrogate's)",
                     "untuned": "  (the surrogate before tuning)",
                     "symmetry": "  (the U(1)-symmetric fit)",
+                    "data": "  (fits the data as well)",
                 }.get(a.reason, "")
                 for a in alternatives
             )
@@ -263,7 +264,9 @@ class Alternative:
     data could hold unseen; ``reason="untuned"``: one the surrogate before tuning cannot
     tell from its best, misfit and margin on that surrogate's weak system;
     ``reason="symmetry"``: one of the fit under U(1) phase symmetry, which was not adopted
-    but explains as much, misfit and margin on its tied system) and the reason."""
+    but explains as much, misfit and margin on its tied system; ``reason="data"``: the
+    equation without a term the data fit as well without (:mod:`.network._refit`; margin
+    1 − likelihood ratio / its cutoff)) and the reason."""
 
     equation: Equation
     held_out: float

@@ -16,7 +16,7 @@ from ..._trainer import deferred_interrupts, profiler_range
 from ...surrogate import choose_device
 from .._history import History
 from .._settings import AUTO_SURROGATES as AUTO_SURROGATES
-from . import _extract, _final, _prune, _search, _symmetry, _tune, _warmup, _widen
+from . import _extract, _final, _prune, _refit, _search, _symmetry, _tune, _warmup, _widen
 from ._correction import residual_correction as residual_correction
 from ._forking import torch_threads
 from ._members import Members
@@ -88,6 +88,8 @@ def _run(problem, config, progress: bool):
         equations, candidates = _widen.neighbours_by_default(state, candidates, equations)
         equations = _widen.products_by_default(state, candidates, equations)
         equations = _symmetry.phase_symmetry(state, candidates, equations)
+        if config.reporting.uncertainty:
+            _refit.check(state, candidates)
     state.interrupted |= held["interrupted"]
     history.interrupted = state.interrupted
     state.surrogate.eval()

@@ -1,0 +1,249 @@
+"""The weakest determined terms refitted on the data with and without them
+(:mod:`symweak.discover.network._refit`)."""
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from symweak.discover import Discovery
+from symweak.discover._history import FitRecord, History
+from symweak.discover.network import _refit
+from symweak.discover.network._refit import REFIT_CHI2, check, swapped, verdict
+from symweak.grammar import parse_equation, parse_terms
+from symweak.ir import System
+
+#: the logistic spread with a spurious drift (the module notes' example)
+RETURNED = {"u": 0.1018, "u^2": -2.042e-4, "u_x": -0.00251, "u_xx": 0.05073}
+
+
+def _record(**extra):
+    return FitRecord(
+        lhs="u_t",
+        residual=0.0044,
+        method="mstls+tls",
+        intervals={t: [c * 0.9, c * 1.1] for t, c in RETURNED.items()},
+        without={"u": 0.378, "u^2": 0.304, "u_x": 0.0126, "u_xx": 0.0587},
+        verdicts={t: "determined" for t in RETURNED},
+        alternatives=[{"terms": dict(RETURNED), "held_out": 0.0045, "margin": 0.0,
+                       "reason": "fit"}],
+        excluded={"u_x": 0.5, "u_xxx": 0.01},
+        **extra,
+    )  # fmt: skip
+
+
+def test_a_term_the_data_fit_as_well_without_is_uncertain_with_its_floor_and_alternative():
+    record = _record()
+    without = {"u": 0.1004, "u^2": -2.016e-4, "u_xx": 0.05185}
+    assert verdict(record, "u_x", 3.7, -0.0022, without) is True
+    assert record.verdicts["u_x"] == "uncertain"
+    assert record.refits == {"u_x": 3.7}
+    # the likelihood ratio grows with the square of the term's size
+    assert record.floors["u_x"] == pytest.approx(0.0022 * math.sqrt(REFIT_CHI2 / 3.7), rel=1e-12)
+    assert "u_x" not in record.excluded and record.excluded == {"u_xxx": 0.01}
+    assert record.alternatives[1] == {"terms": without, "held_out": 0.0126,
+                                      "margin": pytest.approx(1 - 3.7 / REFIT_CHI2),
+                                      "reason": "data"}  # fmt: skip
+    assert len(record.alternatives) == 2
+
+
+def test_a_term_the_data_need_stays_determined():
+    record = _record()
+    assert verdict(record, "u_xx", 339.4, 0.0519, {"u": 0.1}) is False
+    assert record.verdicts["u_xx"] == "determined"
+    assert record.refits == {"u_xx": 339.4}
+    assert record.floors == {} and len(record.alternatives) == 1
+
+
+def test_a_statistic_at_or_below_zero_gives_a_floor_ten_times_the_coefficient():
+    record = _record()
+    verdict(record, "u_x", -2.0, 0.003, {"u": 0.1})
+    assert record.floors["u_x"] == pytest.approx(0.03)
+
+
+class _Data:
+    def __init__(self):
+        self._gen = torch.Generator().manual_seed(5)
+
+    def __len__(self):
+        return 2000
+
+
+def _state(records, lhs=("u_t",)):
+    surrogate = torch.nn.Linear(2, 1)
+    return SimpleNamespace(
+        history=SimpleNamespace(fits=records),
+        problem=SimpleNamespace(lhs=list(lhs)),
+        surrogate=surrogate,
+        data=_Data(),
+        interrupted=False,
+    )
+
+
+def _cands(names, ties=()):
+    return SimpleNamespace(library=parse_terms(", ".join(names), "t,x", "u"), ties=list(ties))
+
+
+def test_check_refits_the_two_weakest_determined_terms_and_leaves_the_surrogate(monkeypatch):
+    names = ["u", "u^2", "u_x", "u_xx", "u_xxx"]
+    losses = {("u", "u^2", "u_x", "u_xx"): 0.0100, ("u", "u^2", "u_xx"): 0.01002,
+              ("u", "u^2", "u_x"): 0.0120}  # fmt: skip
+    calls = []
+
+    def fake(state, cands, e, cols, start):
+        key = tuple(names[c] for c in cols)
+        calls.append(key)
+        # the refit trains the surrogate; check puts it back
+        state.surrogate.weight.data.add_(1.0)
+        state.data._gen.manual_seed(99)
+        return losses[key], [0.1 * (i + 1) for i in range(len(cols))]
+
+    monkeypatch.setattr(_refit, "_refit", fake)
+    record = _record()
+    state = _state([record])
+    before = state.surrogate.weight.detach().clone()
+    gen = state.data._gen.get_state()
+    check(state, _cands(names))
+    # weakest first: u_x (1.26 % unexplained without it), then u_xx (5.87 %)
+    assert calls == [("u", "u^2", "u_x", "u_xx"), ("u", "u^2", "u_xx"), ("u", "u^2", "u_x")]
+    assert record.refits == {"u_x": pytest.approx(2000 * 0.00002 / 0.01),
+                             "u_xx": pytest.approx(2000 * 0.002 / 0.01)}  # fmt: skip
+    assert record.verdicts == {"u": "determined", "u^2": "determined", "u_x": "uncertain",
+                               "u_xx": "determined"}  # fmt: skip
+    # the coefficient of u_x in the refit with it: the third of [0.1, 0.2, 0.3, 0.4]
+    assert record.floors["u_x"] == pytest.approx(0.3 * math.sqrt(REFIT_CHI2 / 4.0))
+    assert torch.equal(state.surrogate.weight, before)
+    assert torch.equal(state.data._gen.get_state(), gen)
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["tied", "one term", "not in the library", "uncertain only", "interrupted"],
+)
+def test_check_leaves_alone(case, monkeypatch):
+    monkeypatch.setattr(_refit, "_refit", lambda *a: pytest.fail("no refit expected"))
+    names, ties, record = ["u", "u^2", "u_x", "u_xx"], (), _record()
+    state = _state([record])
+    if case == "tied":
+        ties = [("u_t", "v_t", None)]
+    elif case == "one term":
+        record.intervals = {"u": [0.09, 0.11]}
+    elif case == "not in the library":
+        names = ["u", "u^2", "u_xx"]
+    elif case == "uncertain only":
+        record.verdicts = {t: "uncertain" for t in RETURNED}
+    else:
+        state.interrupted = True
+    check(state, _cands(names, ties))
+    assert record.refits == {}
+
+
+def test_the_refits_and_the_data_reason_are_saved_loaded_and_shown():
+    record = _record()
+    verdict(record, "u_x", 3.7, -0.0022, {"u": 0.1004, "u^2": -2.016e-4, "u_xx": 0.05185})
+    history = History.from_dict(History(fits=[record]).to_dict())
+    assert history.fits[0].refits == {"u_x": 3.7}
+    assert history.fits[0].alternatives[1]["reason"] == "data"
+    eq = parse_equation("u_t = 0.1018*u - 0.0002042*u^2 - 0.00251*u_x + 0.05073*u_xx", "t,x", "u")
+    result = Discovery(System([eq]), history=history)
+    summary = result.summary()
+    assert "u_t: determined u, u^2, u_xx; uncertain u_x (the data cannot tell)" in summary
+    line = (
+        "  1.26 %  +0.658  u_t = 0.1004*u - 0.0002016*u^2 + 0.05185*u_xx  (fits the data as well)"
+    )
+    assert line in summary
+    assert result.uncertain_terms() == {"u_t": ["u_x"]}
+    assert result.alternatives[1].reason == "data"
+
+
+def _logistic(noise: float, seed: int):
+    """u_t = 0.05 u_xx + 0.1 u − 2e-4 u² (cells/mm², mm, h) from a bump, no drift, 10 %
+    point columns."""
+    from scipy.integrate import solve_ivp
+
+    x = np.linspace(0.0, 20.0, 256, endpoint=False)
+    k = 2 * np.pi * np.fft.fftfreq(256, 20.0 / 256)
+
+    def rhs(_, u):
+        uxx = np.real(np.fft.ifft(-(k**2) * np.fft.fft(u)))
+        return 0.05 * uxx + 0.1 * u - 0.1 / 500 * u**2
+
+    t = np.linspace(0.0, 48.0, 97)
+    u0 = 400.0 * np.exp(-((x - 10.0) ** 2) / 2) + 20.0
+    U = solve_ivp(rhs, (0, 48.0), u0, t_eval=t, method="BDF", rtol=1e-8, atol=1e-10).y.T
+    rng = np.random.default_rng(seed)
+    idx = rng.choice(U.size, U.size // 10, replace=False)
+    T, X = np.meshgrid(t, x, indexing="ij")
+    u = U.ravel()[idx]
+    u = u + noise * np.std(u) * rng.standard_normal(u.size)
+    from symweak import Observations
+
+    return Observations(coords={"t": T.ravel()[idx], "x": X.ravel()[idx]}, fields={"u": u})
+
+
+def test_a_drift_the_data_do_not_need_comes_back_uncertain():
+    """Ten per cent point columns at σ = 0.1 (seed 0): the weak form wants −0.0025 u_x,
+    the data fit as well without it."""
+    import symweak
+
+    res = symweak.discover(_logistic(0.1, 0), ops="+,-,*", seed=0, progress=False)
+    verdicts = res.verdicts
+    assert verdicts["u_x"] == "uncertain", verdicts
+    assert {t: v for t, v in verdicts.items() if t != "u_x"} == {
+        "u": "determined",
+        "u^2": "determined",
+        "u_xx": "determined",
+    }
+    assert res.history.fits[0].refits["u_x"] < REFIT_CHI2
+    assert res.history.fits[0].refits["u_xx"] > 10 * REFIT_CHI2
+    assert 0.002 < res.detection_floor["u_x"] < 0.02
+
+
+def test_a_function_the_data_fit_better_in_place_of_a_term_makes_both_uncertain():
+    """Diffusion with tanh damping at σ = 0.2 came back as −0.706 u with u determined; the
+    data fit −0.885 tanh(u) better (the ratio 13.6 the other way)."""
+    record = FitRecord(lhs="u_t", residual=0.05, method="mstls+tls",
+                       intervals={"u": [-0.72, -0.69]}, verdicts={"u": "determined"},
+                       alternatives=[{"terms": {"u": -0.7056}, "held_out": 0.05,
+                                      "margin": 0.0, "reason": "fit"}],
+                       excluded={"tanh(u)": 0.2, "u_xxx": 0.01})  # fmt: skip
+    assert swapped(record, "u", "tanh(u)", -13.6, {"tanh(u)": -0.885}) is True
+    assert record.verdicts == {"u": "uncertain", "tanh(u)": "uncertain"}
+    assert record.floors == {"u": math.inf, "tanh(u)": 0.2}
+    assert record.excluded == {"u_xxx": 0.01}
+    assert record.refits == {"u -> tanh(u)": -13.6}
+    assert record.alternatives[1] == {"terms": {"tanh(u)": -0.885}, "held_out": 0.05,
+                                      "margin": pytest.approx(1 + 13.6 / REFIT_CHI2),
+                                      "reason": "data"}  # fmt: skip
+
+
+@pytest.mark.parametrize("value", [1.0, -5.0])
+def test_a_function_the_data_do_not_prefer_changes_nothing(value):
+    record = _record()
+    assert swapped(record, "u", "sin(u)", value, {"sin(u)": 0.7}) is False
+    assert record.verdicts == {t: "determined" for t in RETURNED}
+    assert record.refits == {"u -> sin(u)": value}
+
+
+def test_check_swaps_a_field_for_the_functions_of_it_under_the_same_derivative(monkeypatch):
+    names = ["u", "u^2", "u_x", "u_xx", "sin(u)", "d_x(sin(u))", "u_x^2", "u_xxx"]
+    calls = []
+
+    def fake(state, cands, e, cols, start):
+        key = tuple(names[c] for c in cols)
+        calls.append(key)
+        better = {("sin(u)", "u^2", "u_x", "u_xx"): 0.009}  # the data prefer sin(u)
+        return better.get(key, 0.0101 if len(key) == 4 else 0.0200), [0.1] * len(cols)
+
+    monkeypatch.setattr(_refit, "_refit", fake)
+    record = _record()
+    check(_state([record]), _cands(names))
+    # with, the two drops, then u -> sin(u) and u_x -> d_x(sin(u)) (not u_x^2: not a
+    # function of u alone)
+    assert calls[3:] == [("sin(u)", "u^2", "u_x", "u_xx"), ("u", "u^2", "d_x(sin(u))", "u_xx")]
+    assert record.refits["u -> sin(u)"] == pytest.approx(2000 * (0.009 - 0.0101) / 0.0101)
+    assert record.refits["u_x -> d_x(sin(u))"] == pytest.approx(0.0)
+    assert record.verdicts["u"] == record.verdicts["sin(u)"] == "uncertain"
+    assert record.verdicts["u_x"] == record.verdicts["u_xx"] == "determined"
