@@ -16,9 +16,19 @@ n·(ℒ_without − ℒ_with)/ℒ_with is a likelihood ratio for Gaussian errors
 ``REFIT_CHI2`` the data fit as well without the term, which is uncertain (reason
 ``"data"``): the equation without it, as that refit fits it, is an alternative whose margin
 is 1 − statistic/``REFIT_CHI2``, and the term's detection floor is its coefficient scaled by
-√(``REFIT_CHI2``/statistic) (the statistic grows with the square of a term's size). Nothing
-is done for equations tied by ``pair`` rules, equations of one term, or terms the
-candidate library does not hold. ``FitRecord.refits`` keeps each statistic.
+√(``REFIT_CHI2``/statistic) (the statistic grows with the square of a term's size).
+
+A determined term that is a field itself (u; u_x under d_x) is also refitted with each
+candidate that is a non-polynomial function of that field alone under the same derivative
+in its place (sin u, tanh u; d_x(eᵘ)): where the data fit that swap better by more than
+``REFIT_CHI2``, the term and the function are both uncertain (the zoo's tanh damping at
+σ = 0.2, seed 1, came back as −0.706 u; the data fit −0.885 tanh u better by 13.6). A
+function that fits only as well changes nothing (sin u beside u² fits Fisher–KPP's
+u ∈ [0, 1] as well as u does: the readable term stays).
+
+Nothing is done for equations tied by ``pair`` rules or terms the candidate library does
+not hold; equations of one term are only swapped. ``FitRecord.refits`` keeps each
+statistic (swaps under ``"term -> function"``).
 """
 
 from __future__ import annotations
@@ -26,13 +36,17 @@ from __future__ import annotations
 import logging
 import math
 
+import numpy as np
 import sympy
 import torch
 from sympy.core.function import AppliedUndef
 
 from ..._trainer import adam
 from ...regress import MAX_ALTERNATIVES
+from .._posed import observed_values
 from .._settings import LR_JOINT_SURROGATE
+from ._extract import shape_tolerance
+from ._warmup import noise_ratio
 
 __all__ = [
     "REFIT_CHI2",
@@ -160,26 +174,43 @@ def _weakest(record) -> list[str]:
     return sure[:REFIT_TERMS]
 
 
-def _swaps(record, library, names: list[str]) -> list[tuple[str, str]]:
-    """(term, function) pairs to refit: each determined term that is a field itself (under
-    any derivative) with each candidate that is a non-polynomial function of that field
-    alone under the same derivative (sin u for u, d_x(tanh u) for u_x) and not in the
-    equation."""
+def _curved(F, field, quantiles, tol: float) -> bool:
+    """Whether ``F`` (a function of ``field``) departs from a straight line by more than
+    ``tol`` of its range between the field's observed 1 % and 99 % quantiles: a function
+    that nearly is a line there (sin(0.25 u) over |u| < 3) is no other model than the
+    field itself, and noise decides which of the two fits better."""
+    z = sympy.Dummy("z")
+    f = sympy.lambdify(z, F.subs(field, z), "numpy")
+    x = np.linspace(float(quantiles[1]), float(quantiles[-2]), 201)
+    with np.errstate(all="ignore"):
+        y = np.broadcast_to(np.asarray(f(x), dtype=float), x.shape)
+    if not np.all(np.isfinite(y)) or np.ptp(y) <= 0.0:
+        return False
+    line = np.polyval(np.polyfit(x, y, 1), x)
+    return float(np.max(np.abs(y - line)) / np.ptp(y)) > tol
+
+
+def _swaps(record, library, names: list[str], observed: dict, tol: float) -> list:
+    """(term, function) pairs to refit: each determined term that is a field itself with
+    each candidate that is a non-polynomial function of that field alone, not in the
+    equation, and curved over the observed values (:func:`_curved`)."""
     pairs = []
     for term in record.intervals:
-        if record.verdicts.get(term) != "determined":
-            continue
         mine = library[names.index(term)]
-        if not isinstance(mine.F, AppliedUndef):
+        if record.verdicts.get(term) != "determined" or mine.alpha:
+            continue
+        seen = observed.get(str(getattr(mine.F, "func", "")), {}).get("quantiles")
+        if not isinstance(mine.F, AppliedUndef) or not seen:
             continue
         for other in library:
             F = other.F
             if (
-                other.alpha == mine.alpha
+                not other.alpha
                 and F.atoms(AppliedUndef) == {mine.F}
                 and not F.has(sympy.Derivative)
                 and not F.is_polynomial(mine.F)
                 and other.short() not in record.intervals
+                and _curved(F, mine.F, seen, tol)
             ):
                 pairs.append((term, other.short()))
     return pairs
@@ -189,7 +220,11 @@ def _judge(state, cands, e: int, record, start: dict, names: list[str]) -> None:
     """The refits of one equation (module notes)."""
     lhs, n = record.lhs, len(state.data)
     terms = list(record.intervals)
-    drops, swaps = _weakest(record), _swaps(record, cands.library, names)
+    tol = shape_tolerance(noise_ratio(state.history, state.problem))
+    observed = getattr(state.history, "observed", None)
+    if not observed:
+        observed = state.history.observed = observed_values(state.problem.obs, state.history)
+    drops, swaps = _weakest(record), _swaps(record, cands.library, names, observed, tol)
     if not drops and not swaps:
         return
     with_loss, with_coefs = _refit(state, cands, e, [names.index(t) for t in terms], start)
