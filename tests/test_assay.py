@@ -42,9 +42,9 @@ def _coefficients(res):
 
 @pytest.mark.slow  # two whole runs (about 30 s each on 2 cores)
 def test_rescaled_units_give_rescaled_coefficients_and_the_same_verdicts():
-    """The twin in µm, h, cells/µm² and with u × 1e6, x and t ÷ 1000: the same determined
-    terms, each coefficient converted (u_xx × 1e-3, u × 1e3, u² × 1e-3) within 10 %, and a
-    term only one run holds called uncertain there; the first run within 5 % of the truth
+    """The twin in µm, h, cells/µm² and with u × 1e6, x and t ÷ 1000: the same verdicts,
+    each coefficient converted (u_xx × 1e-3, u × 1e3, u² × 1e-3) within 10 %, and a term
+    only one run holds called uncertain there; the first run within 5 % of the truth
     (5 snapshots, clean). Rounding differs between the two unit systems and the float32
     training amplifies it as a retrained run would: on this machine the rescaled run's u
     came back 4 % low with two torch threads and 0.7 % high with one, and one build added an
@@ -63,7 +63,11 @@ def test_rescaled_units_give_rescaled_coefficients_and_the_same_verdicts():
     def determined(res):
         return {k for k, v in res.verdicts.items() if v == "determined"}
 
-    assert determined(a) == determined(b) == {"u_xx", "u", "u^2"}
+    # five snapshots: logistic growth at each place from a free initial profile fits them
+    # nearly as well as the spreading front does (the data's likelihood ratio for u_xx is
+    # about 7 in both unit systems, docs/verdicts.md), so u_xx is uncertain in both
+    assert determined(a) == determined(b) == {"u", "u^2"}
+    assert a.verdicts["u_xx"] == b.verdicts["u_xx"] == "uncertain"
     factor = {"u_xx": 1e-3, "u": 1e3, "u^2": 1e-3}
     assert {k: cb[k] for k in ca} == pytest.approx(
         {k: v * factor[k] for k, v in ca.items()}, rel=0.1
