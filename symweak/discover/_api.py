@@ -16,7 +16,7 @@ from ..grammar import Constraints, OperatorSet
 from ..ir import System, Term
 from ._config import Config, network_options
 from ._pointwise import check_pointwise
-from ._posed import observed_values
+from ._posed import observed_once
 from ._problem import Problem
 from ._result import Discovery
 from ._testfunctions import lattice_axis_ok
@@ -215,7 +215,7 @@ def discover(
         surrogate = None
     widen_to_precision(equations, history.fits)
     check_pointwise(problem.obs, equations, history.fits)
-    history.observed = history.observed or observed_values(problem.obs, history)
+    observed_once(problem, history)
     result = Discovery(
         System(equations),
         settings=settings,

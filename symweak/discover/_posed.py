@@ -66,6 +66,18 @@ def observed_values(obs, history=None, noise=None) -> dict[str, dict]:
     return out
 
 
+def observed_once(problem, history) -> dict[str, dict]:
+    """:func:`observed_values` of ``problem``'s data, read once per run: kept on
+    ``history`` (its ``observed``) and taken from there after (empty without data)."""
+    observed = getattr(history, "observed", None)
+    obs = getattr(problem, "obs", None)
+    if not observed and obs is not None:
+        observed = observed_values(obs, history)
+        if history is not None:
+            history.observed = observed
+    return observed or {}
+
+
 def _axes(rhs, time, order: int = 1) -> dict:
     """``{axis: [(order, term, coefficient), ...]}`` of the pure spatial derivatives of even
     order, and None for an axis a mixed derivative reaches (or the whole mapping empty where a

@@ -26,7 +26,7 @@ import numpy as np
 from ..._seeds import child_seed
 from ...regress import Fit, judge, refit_support, term_complexity
 from .._library import EXPANSION_DEGREE, kept_indices, polynomial_alternatives
-from .._posed import ill_test, observed_values, replaced
+from .._posed import ill_test, observed_once, replaced
 
 __all__ = ["adopt_preferred", "apart", "preferred_support"]
 
@@ -41,12 +41,7 @@ def adopt_preferred(state, cands, system, results, readable):
     left as they are."""
     tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
     history = getattr(state, "history", None)
-    obs = getattr(state.problem, "obs", None)
-    observed = getattr(history, "observed", None)
-    if not observed and obs is not None:  # once per run: every final fit reads the same values
-        observed = observed_values(obs, history)
-        if history is not None:
-            history.observed = observed
+    observed = observed_once(state.problem, history)  # every final fit reads the same values
     G, b = (t.cpu().numpy() for t in system)
     cols = list(cands.cols if readable is None else cands.readable_cols)
     results = dict(results)

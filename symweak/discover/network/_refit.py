@@ -42,10 +42,13 @@ import torch
 from sympy.core.function import AppliedUndef
 
 from ..._trainer import adam
+from ...compile import compile_expressions
 from ...regress import MAX_ALTERNATIVES
-from .._posed import observed_values
+from .._library import distinct_functions
+from .._posed import observed_once
 from .._settings import LR_JOINT_SURROGATE
 from ._extract import shape_tolerance
+from ._tune import _lstsq
 from ._warmup import noise_ratio
 
 __all__ = [
@@ -71,23 +74,33 @@ REFIT_CHI2 = 10.83
 REFIT_TERMS = 2
 
 
-def _weak(state, cands, e: int, cols: list[int]):
-    """(residual of equation ``e`` on library columns ``cols`` relative to ‖b‖²,
-    coefficients) on this run's own surrogate, only those columns integrated; the
-    coefficients by column-scaled least squares without gradient."""
+class _Columns:
+    """Library columns ``cols`` alone: their distinct functions compiled on their own
+    (the library's module evaluates every F of the library, a refit needs a few), each
+    column's function and multi-index."""
+
+    def __init__(self, cands, cols: list[int], device) -> None:
+        terms = [cands.library[c] for c in cols]
+        funcs, index = distinct_functions(terms)
+        inputs = cands.functions.inputs
+        self.functions = compile_expressions(funcs, inputs, trainable=False).to(device)
+        self.index = [index[t.F] for t in terms]
+        self.alphas = [cands.lib_alphas[c] for c in cols]
+
+
+def _weak(state, cands, e: int, columns: _Columns):
+    """(residual of equation ``e`` on ``columns`` relative to ‖b‖², coefficients) on this
+    run's own surrogate, only those columns integrated; the coefficients by the tuning
+    phase's column-scaled least squares."""
     axes = state.quad.axes
     U64 = state.mean_grid(axes, members=False).double()
     J = cands.jet_values(state, axes, False)
     inputs = [*U64.unbind(-1), *(J.unbind(-1) if J is not None else ())]
-    values = torch.movedim(cands.functions(*inputs), -1, 0)
-    G = state.asm64.integrate(
-        values[[cands.lib_index[c] for c in cols]], [cands.lib_alphas[c] for c in cols]
-    )
+    values = torch.movedim(columns.functions(*inputs), -1, 0)
+    G = state.asm64.integrate(values[columns.index], columns.alphas)
     i = state.field_index[e]
     b = state.asm64.integrate(U64[..., i][None], [state.lhs_alphas[e]])[:, 0]
-    with torch.no_grad():
-        scale = G.norm(dim=0).clamp_min(1e-300)
-        coefs = torch.linalg.lstsq(G / scale, b[:, None]).solution[:, 0] / scale
+    coefs = _lstsq(G, b)
     return ((G @ coefs - b) ** 2).sum() / state.b_norm[e].double(), coefs
 
 
@@ -95,18 +108,19 @@ def _refit(state, cands, e: int, cols: list[int], start: dict):
     """Train the surrogate from ``start`` on the data and equation ``e``'s weak form on
     ``cols``: (data loss on every training point, coefficients at the end)."""
     data = state.data
+    columns = _Columns(cands, cols, state.device)
     state.surrogate.load_state_dict(start)
     state.surrogate.train()
     opt = adam(state.surrogate.parameters(), lr=LR_JOINT_SURROGATE)
     for _ in range(REFIT_EPOCHS):
         opt.zero_grad(set_to_none=True)
-        weak, _ = _weak(state, cands, e, cols)
+        weak, _ = _weak(state, cands, e, columns)
         loss = data.loss() + REFIT_LAMBDA * weak.float()
         loss.backward()
         opt.step()
     with torch.no_grad():
         diff = (data.predictions(None, None) - data.target) / data.scale
-        _, coefs = _weak(state, cands, e, cols)
+        _, coefs = _weak(state, cands, e, columns)
     return float((diff * diff).mean()), coefs.tolist()
 
 
@@ -216,15 +230,12 @@ def _swaps(record, library, names: list[str], observed: dict, tol: float) -> lis
     return pairs
 
 
-def _judge(state, cands, e: int, record, start: dict, names: list[str]) -> None:
-    """The refits of one equation (module notes)."""
+def _judge(state, cands, e: int, record, start: dict, names: list[str], seen: tuple) -> None:
+    """The refits of one equation (module notes); ``seen``: the observed values and the
+    shape tolerance of the run's noise (:func:`_curved`)."""
     lhs, n = record.lhs, len(state.data)
     terms = list(record.intervals)
-    tol = shape_tolerance(noise_ratio(state.history, state.problem))
-    observed = getattr(state.history, "observed", None)
-    if not observed:
-        observed = state.history.observed = observed_values(state.problem.obs, state.history)
-    drops, swaps = _weakest(record), _swaps(record, cands.library, names, observed, tol)
+    drops, swaps = _weakest(record), _swaps(record, cands.library, names, *seen)
     if not drops and not swaps:
         return
     with_loss, with_coefs = _refit(state, cands, e, [names.index(t) for t in terms], start)
@@ -263,11 +274,15 @@ def check(state, cands) -> None:
     tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
     start = {k: v.detach().clone() for k, v in state.surrogate.state_dict().items()}
     gen = state.data._gen.get_state()
+    seen = (
+        observed_once(state.problem, state.history),
+        shape_tolerance(noise_ratio(state.history, state.problem)),
+    )
     try:
         for e, (lhs, record) in enumerate(zip(state.problem.lhs, records)):
             if lhs in tied or any(t not in names for t in record.intervals):
                 continue
-            _judge(state, cands, e, record, start, names)
+            _judge(state, cands, e, record, start, names, seen)
     finally:
         state.surrogate.load_state_dict(start)
         state.surrogate.eval()
