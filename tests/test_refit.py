@@ -11,7 +11,7 @@ import torch
 from symweak.discover import Discovery
 from symweak.discover._history import FitRecord, History
 from symweak.discover.network import _refit
-from symweak.discover.network._refit import REFIT_CHI2, check, swapped, verdict
+from symweak.discover.network._refit import REFIT_CHI2, REFIT_EPOCHS, check, swapped, verdict
 from symweak.grammar import parse_equation, parse_terms
 from symweak.ir import System
 
@@ -81,6 +81,7 @@ def _state(records, lhs=("u_t",)):
         surrogate=surrogate,
         data=_Data(),
         interrupted=False,
+        config=SimpleNamespace(training=SimpleNamespace(tune_epochs=200)),
     )
 
 
@@ -122,7 +123,7 @@ def test_check_refits_the_two_weakest_determined_terms_and_leaves_the_surrogate(
 
 @pytest.mark.parametrize(
     "case",
-    ["tied", "one term", "not in the library", "uncertain only", "interrupted"],
+    ["tied", "one term", "not in the library", "uncertain only", "interrupted", "quick run"],
 )
 def test_check_leaves_alone(case, monkeypatch):
     monkeypatch.setattr(_refit, "_refit", lambda *a: pytest.fail("no refit expected"))
@@ -136,8 +137,10 @@ def test_check_leaves_alone(case, monkeypatch):
         names = ["u", "u^2", "u_xx"]
     elif case == "uncertain only":
         record.verdicts = {t: "uncertain" for t in RETURNED}
-    else:
+    elif case == "interrupted":
         state.interrupted = True
+    else:  # a tuning phase shorter than the refits: not checked
+        state.config.training.tune_epochs = REFIT_EPOCHS - 1
     check(state, _cands(names, ties))
     assert record.refits == {}
 
