@@ -122,6 +122,7 @@ def _vote_of_three(monkeypatch, here: bool):
     return res.history.ensemble, coefs, seen["children"]
 
 
+@pytest.mark.slow  # two discoveries of three members each, end to end
 def test_vote_members_from_child_processes_are_those_run_here(monkeypatch):
     from symweak.discover.network._forking import can_fork
 

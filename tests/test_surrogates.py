@@ -179,6 +179,7 @@ def _members_of(monkeypatch, network, workers, count=3):
     return seen["members"], coefs, seen["children"]
 
 
+@pytest.mark.slow  # two discoveries of three members each, end to end
 def test_members_from_child_processes_are_those_trained_here(monkeypatch):
     import importlib
 
@@ -195,6 +196,7 @@ def test_members_from_child_processes_are_those_trained_here(monkeypatch):
     assert coefs_forked == coefs_here
 
 
+@pytest.mark.slow  # two discoveries of three members each, end to end
 def test_members_taken_by_whichever_process_is_free_are_those_trained_here(monkeypatch):
     """One child warms up its share (two of three members) while the run searches; the
     third goes to the run or the child, whichever is free first: the same members."""
