@@ -96,7 +96,7 @@ def test_check_refits_the_two_weakest_determined_terms_and_leaves_the_surrogate(
     calls = []
 
     def fake(state, cands, e, cols, start):
-        key = tuple(names[c] for c in cols)
+        key = tuple(t.short() for t in cols)
         calls.append(key)
         # the refit trains the surrogate; check puts it back
         state.surrogate.weight.data.add_(1.0)
@@ -237,7 +237,7 @@ def test_check_swaps_a_field_for_the_functions_of_it_curved_over_the_data(monkey
     calls = []
 
     def fake(state, cands, e, cols, start):
-        key = tuple(names[c] for c in cols)
+        key = tuple(t.short() for t in cols)
         calls.append(key)
         better = {("sin(u)", "u^2", "u_x", "u_xx"): 0.009}  # the data prefer sin(u)
         return better.get(key, 0.0101 if len(key) == 4 else 0.0200), [0.1] * len(cols)
@@ -252,3 +252,70 @@ def test_check_swaps_a_field_for_the_functions_of_it_curved_over_the_data(monkey
     assert record.refits["u -> sin(u)"] == pytest.approx(2000 * (0.009 - 0.0101) / 0.0101)
     assert record.verdicts["u"] == record.verdicts["sin(u)"] == "uncertain"
     assert record.verdicts["u_x"] == record.verdicts["u_xx"] == "determined"
+
+
+def _returned(terms: dict) -> FitRecord:
+    return FitRecord(lhs="u_t", residual=0.01, method="mstls+tls",
+                     intervals={t: [c * 0.9, c * 1.1] for t, c in terms.items()},
+                     verdicts={t: "determined" for t in terms},
+                     alternatives=[{"terms": dict(terms), "held_out": 0.01, "margin": 0.0,
+                                    "reason": "fit"}],
+                     excluded={"u": 0.03, "d_xx(u^3)": 0.002})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("returned", "expected"),
+    [
+        # a function of the field is refitted with the field itself (it must fit better)
+        ({"sin(0.8*u)": -0.4, "u_xx": 0.14}, [(("sin(0.8*u)",), "u", True)]),
+        # a power under a derivative with the next power (in the library or not) and, from
+        # the cube up, the one below
+        ({"d_xx(u^2)": 0.07}, [(("d_xx(u^2)",), "d_xx(u^3)", False)]),
+        (
+            {"d_xx(u^3)": 0.02},
+            [(("d_xx(u^3)",), "d_xx(u^4)", False), (("d_xx(u^3)",), "d_xx(u^2)", False)],
+        ),
+        ({"d_x(u^2)": -0.5, "u_xx": 0.1}, [(("d_x(u^2)",), "d_x(u^3)", False)]),
+        # the powers held under one derivative together with the next power alone: a
+        # quadratic stand-in for a cube over the data's range must fit better than it
+        ({"u_xx": -0.02, "d_xx(u^2)": 0.04}, [(("u_xx", "d_xx(u^2)"), "d_xx(u^3)", True)]),
+        # a plain derivative alone and a power without a derivative are not swapped
+        ({"u_xx": 0.1, "u^2": -0.1}, []),
+    ],
+)
+def test_the_swaps_offered_for_functions_and_powers(returned, expected):
+    names = ["u", "u^2", "u_xx", "sin(0.8*u)", "d_xx(u^2)", "d_xx(u^3)", "d_xx(u^4)", "d_x(u^2)"]
+    library = parse_terms(", ".join(names), "t,x", "u")
+    observed = {"u": {"quantiles": list(np.linspace(-2.0, 3.0, 101)), "noise": 0.1}}
+    swaps = _refit._swaps(_returned(returned), library, names, observed, 0.05)
+    assert [(r, o.short(), t) for r, o, t in swaps] == expected
+
+
+def test_a_function_the_field_fits_as_well_makes_both_uncertain():
+    record = _returned({"sin(0.8*u)": -0.4, "u_xx": 0.14})
+    swap = {"u": -0.3, "u_xx": 0.14}
+    assert swapped(record, "sin(0.8*u)", "u", 4.0, swap, tie=True) is True
+    assert record.verdicts == {"sin(0.8*u)": "uncertain", "u_xx": "determined", "u": "uncertain"}
+    assert record.floors == {"sin(0.8*u)": math.inf, "u": 0.03}
+    assert record.alternatives[1]["terms"] == swap
+    assert record.alternatives[1]["margin"] == pytest.approx(1 - 4.0 / REFIT_CHI2)
+    # the function fits better by more than the cutoff: it stays
+    other = _returned({"sin(0.8*u)": -0.4, "u_xx": 0.14})
+    assert swapped(other, "sin(0.8*u)", "u", 12.0, swap, tie=True) is False
+    assert other.verdicts == {"sin(0.8*u)": "determined", "u_xx": "determined"}
+    assert other.refits == {"sin(0.8*u) -> u": 12.0}
+
+
+def test_a_swap_the_data_fit_better_is_shown_as_such():
+    """The cubic diffusion u_t = 0.02 d_xx(u³) read as −0.0228 u_xx + 0.0384 d_xx(u²): the
+    data fit 0.02 d_xx(u³) alone better (the ratio 56.6 the other way)."""
+    terms = {"u_xx": -0.02278, "d_xx(u^2)": 0.03839}
+    record = _returned(terms)
+    assert swapped(record, ("u_xx", "d_xx(u^2)"), "d_xx(u^3)", -56.6, {"d_xx(u^3)": 0.0201},
+                   tie=True)  # fmt: skip
+    assert record.verdicts == dict.fromkeys(["u_xx", "d_xx(u^2)", "d_xx(u^3)"], "uncertain")
+    assert record.floors == {"u_xx": math.inf, "d_xx(u^2)": math.inf, "d_xx(u^3)": 0.002}
+    assert record.refits == {"u_xx + d_xx(u^2) -> d_xx(u^3)": -56.6}
+    eq = parse_equation("u_t = -0.02278*u_xx + 0.03839*d_xx(u^2)", "t,x", "u")
+    summary = Discovery(System([eq]), history=History(fits=[record])).summary()
+    assert "  1 %  +6.226  u_t = 0.0201*d_xx(u^3)  (fits the data better)" in summary

@@ -225,7 +225,9 @@ class Readings:
                     "surrogate": "  (another surrogate's)",
                     "untuned": "  (the surrogate before tuning)",
                     "symmetry": "  (the U(1)-symmetric fit)",
-                    "data": "  (fits the data as well)",
+                    "data": "  (fits the data better)"
+                    if a.margin > 1
+                    else "  (fits the data as well)",
                 }.get(a.reason, "")
                 for a in alternatives
             )

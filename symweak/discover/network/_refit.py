@@ -18,13 +18,19 @@ n·(ℒ_without − ℒ_with)/ℒ_with is a likelihood ratio for Gaussian errors
 is 1 − statistic/``REFIT_CHI2``, and the term's detection floor is its coefficient scaled by
 √(``REFIT_CHI2``/statistic) (the statistic grows with the square of a term's size).
 
-A determined term that is a field itself (u; u_x under d_x) is also refitted with each
-candidate that is a non-polynomial function of that field alone under the same derivative
-in its place (sin u, tanh u; d_x(eᵘ)): where the data fit that swap better by more than
-``REFIT_CHI2``, the term and the function are both uncertain (the zoo's tanh damping at
-σ = 0.2, seed 1, came back as −0.706 u; the data fit −0.885 tanh u better by 13.6). A
-function that fits only as well changes nothing (sin u beside u² fits Fisher–KPP's
-u ∈ [0, 1] as well as u does: the readable term stays).
+Determined terms are also refitted with another candidate in their place (:func:`_swaps`):
+a reaction term that is a field itself (u) with each non-polynomial function of that field
+alone that is curved over the observed values (sin u, tanh u); where the data fit that
+swap better by more than ``REFIT_CHI2``, the term and the function are both uncertain (the
+zoo's tanh damping at σ = 0.2, seed 1, came back as −0.706 u; the data fit −0.885 tanh u
+better by 13.6). A function that fits only as well changes nothing (sin u beside u² fits
+Fisher–KPP's u ∈ [0, 1] as well as u does: the readable term stays). The other way round, a
+reaction term that is such a function is refitted with the field itself, and must fit
+better by ``REFIT_CHI2`` (else both are uncertain). Under each derivative, the powers of a
+field the equation holds there are refitted with the next power alone in their place
+(in the library or not): one power (d_x(u²) → d_x(u³), and from the cube up the one
+below) must be beaten by more than ``REFIT_CHI2``, two or more (−0.023 u_xx + 0.038
+d_xx(u²), a quadratic stand-in over u ∈ [0.3, 1.5] for 0.02 d_xx(u³)) must beat it.
 
 Nothing is done for equations tied by ``pair`` rules or terms the candidate library does
 not hold; equations of one term are only swapped. A run whose tuning phase is shorter than
@@ -77,17 +83,16 @@ REFIT_TERMS = 2
 
 
 class _Columns:
-    """Library columns ``cols`` alone: their distinct functions compiled on their own
-    (the library's module evaluates every F of the library, a refit needs a few), each
-    column's function and multi-index."""
+    """Candidate terms alone (library terms or the neighbouring powers of :func:`_swaps`):
+    their distinct functions compiled on their own (the library's module evaluates every F
+    of the library, a refit needs a few), each term's function and multi-index."""
 
-    def __init__(self, cands, cols: list[int], device) -> None:
-        terms = [cands.library[c] for c in cols]
+    def __init__(self, state, cands, terms: list) -> None:
         funcs, index = distinct_functions(terms)
         inputs = cands.functions.inputs
-        self.functions = compile_expressions(funcs, inputs, trainable=False).to(device)
+        self.functions = compile_expressions(funcs, inputs, trainable=False).to(state.device)
         self.index = [index[t.F] for t in terms]
-        self.alphas = [cands.lib_alphas[c] for c in cols]
+        self.alphas = [t.orders(state.problem.obs.coord_names) for t in terms]
 
 
 def _weak(state, cands, e: int, columns: _Columns):
@@ -106,11 +111,11 @@ def _weak(state, cands, e: int, columns: _Columns):
     return ((G @ coefs - b) ** 2).sum() / state.b_norm[e].double(), coefs
 
 
-def _refit(state, cands, e: int, cols: list[int], start: dict):
+def _refit(state, cands, e: int, terms: list, start: dict):
     """Train the surrogate from ``start`` on the data and equation ``e``'s weak form on
-    ``cols``: (data loss on every training point, coefficients at the end)."""
+    ``terms``: (data loss on every training point, coefficients at the end)."""
     data = state.data
-    columns = _Columns(cands, cols, state.device)
+    columns = _Columns(state, cands, terms)
     state.surrogate.load_state_dict(start)
     state.surrogate.train()
     opt = adam(state.surrogate.parameters(), lr=LR_JOINT_SURROGATE)
@@ -158,23 +163,26 @@ def verdict(record, term: str, statistic: float, coef: float, without: dict) -> 
     return True
 
 
-def swapped(record, term: str, function: str, statistic: float, swap: dict) -> bool:
-    """Record one swap of ``term`` for ``function`` (a function of the same field under the
-    same derivative) on ``record``: the statistic in ``record.refits`` under
-    ``"term -> function"``; below −``REFIT_CHI2`` (the data fit the swap better) both are
-    uncertain — the term's floor infinite (the function stands in for it), the function's
-    the one it was excluded above — and the ``swap`` equation an alternative. Returns
-    whether the verdicts changed."""
-    record.refits[f"{term} -> {function}"] = float(statistic)
-    if statistic >= -REFIT_CHI2:
+def swapped(record, term, other: str, statistic: float, swap: dict, tie: bool = False) -> bool:
+    """Record one swap of ``term`` (a term, or a tuple of terms replaced together) for
+    ``other`` on ``record``: the statistic in ``record.refits`` under ``"term -> other"``.
+    Below −``REFIT_CHI2`` (the data fit the swap better), or with ``tie`` below
+    ``REFIT_CHI2`` (as well: the replaced terms are the less readable model), all are
+    uncertain — the replaced terms' floors infinite (the other stands in for them), the
+    other's the one it was excluded above — and the ``swap`` equation an alternative.
+    Returns whether the verdicts changed."""
+    replaced = (term,) if isinstance(term, str) else tuple(term)
+    record.refits[f"{' + '.join(replaced)} -> {other}"] = float(statistic)
+    if statistic >= (REFIT_CHI2 if tie else -REFIT_CHI2):
         return False
-    record.verdicts[term] = "uncertain"
-    record.verdicts[function] = "uncertain"
-    record.floors[term] = math.inf
-    floor = record.excluded.pop(function, None)
+    for name in replaced:
+        record.verdicts[name] = "uncertain"
+        record.floors[name] = math.inf
+        record.excluded.pop(name, None)
+    record.verdicts[other] = "uncertain"
+    floor = record.excluded.pop(other, None)
     if floor is not None:
-        record.floors[function] = float(floor)
-    record.excluded.pop(term, None)
+        record.floors[other] = float(floor)
     _alternative(record, swap, record.residual, statistic)
     return True
 
@@ -206,30 +214,63 @@ def _curved(F, field, quantiles, tol: float) -> bool:
     return float(np.max(np.abs(y - line)) / np.ptp(y)) > tol
 
 
+def _power(F):
+    """(field, k) where ``F`` is a field to an integer power k ≥ 1, else None."""
+    if isinstance(F, AppliedUndef):
+        return F, 1
+    if isinstance(F, sympy.Pow) and isinstance(F.base, AppliedUndef) and F.exp.is_Integer:
+        return (F.base, int(F.exp)) if F.exp > 1 else None
+    return None
+
+
+def _function_of(F):
+    """The one field ``F`` is a non-polynomial function of (no derivative inside), else
+    None."""
+    fields = F.atoms(AppliedUndef)
+    if len(fields) != 1 or F.has(sympy.Derivative):
+        return None
+    field = next(iter(fields))
+    return None if F.is_polynomial(field) else field
+
+
 def _swaps(record, library, names: list[str], observed: dict, tol: float) -> list:
-    """(term, function) pairs to refit: each determined term that is a field itself with
-    each candidate that is a non-polynomial function of that field alone, not in the
-    equation, and curved over the observed values (:func:`_curved`)."""
-    pairs = []
+    """(replaced terms, other term, tie) to refit, ``other`` not in the equation: a
+    determined field itself (u) with each non-polynomial function of that field alone in
+    the library that is curved over the observed values (:func:`_curved`); a determined
+    such function with the field itself (``tie``: the function must fit better); and under
+    each derivative, the powers of one field the equation holds there (u_xx, d_xx(u²)),
+    any determined, with the next power alone (d_xx(u³); ``tie`` where it replaces more
+    than one term), and a single power of at least 3 with the one below."""
+    from ...ir import Term
+
+    out, groups = [], {}
     for term in record.intervals:
         mine = library[names.index(term)]
+        power, field = _power(mine.F), _function_of(mine.F)
+        if mine.alpha and power:
+            groups.setdefault((mine.alpha, power[0]), []).append((power[1], term))
         if record.verdicts.get(term) != "determined" or mine.alpha:
             continue
-        seen = observed.get(str(getattr(mine.F, "func", "")), {}).get("quantiles")
-        if not isinstance(mine.F, AppliedUndef) or not seen:
-            continue
+        seen = observed.get(str(getattr(power[0] if power else None, "func", "")), {})
         for other in library:
-            F = other.F
-            if (
-                not other.alpha
-                and F.atoms(AppliedUndef) == {mine.F}
-                and not F.has(sympy.Derivative)
-                and not F.is_polynomial(mine.F)
-                and other.short() not in record.intervals
-                and _curved(F, mine.F, seen, tol)
-            ):
-                pairs.append((term, other.short()))
-    return pairs
+            F, short = other.F, other.short()
+            if short in record.intervals or other.alpha:
+                continue
+            if power and power[1] == 1 and seen.get("quantiles"):
+                if _function_of(F) == mine.F and _curved(F, mine.F, seen["quantiles"], tol):
+                    out.append(((term,), other, False))
+            elif field == F and str(getattr(field, "func", "")) in observed:
+                out.append(((term,), other, True))
+    for (alpha, field), held in groups.items():
+        held.sort()
+        if not any(record.verdicts.get(t) == "determined" for _, t in held):
+            continue
+        top = held[-1][0]
+        if len(held) > 1 or top > 1:
+            out.append((tuple(t for _, t in held), Term(field ** (top + 1), alpha), len(held) > 1))
+        if len(held) == 1 and top > 2:
+            out.append(((held[0][1],), Term(field ** (top - 1), alpha), False))
+    return [(r, o, t) for r, o, t in out if o.short() not in record.intervals]
 
 
 def _judge(state, cands, e: int, record, start: dict, names: list[str], seen: tuple) -> None:
@@ -240,28 +281,33 @@ def _judge(state, cands, e: int, record, start: dict, names: list[str], seen: tu
     drops, swaps = _weakest(record), _swaps(record, cands.library, names, *seen)
     if not drops and not swaps:
         return
-    with_loss, with_coefs = _refit(state, cands, e, [names.index(t) for t in terms], start)
+    lib = {t.short(): t for t in cands.library}
+    with_loss, with_coefs = _refit(state, cands, e, [lib[t] for t in terms], start)
 
-    def statistic(support: list[str]) -> tuple[float, list]:
-        loss, coefs = _refit(state, cands, e, [names.index(t) for t in support], start)
+    def statistic(support: list) -> tuple[float, list]:
+        loss, coefs = _refit(state, cands, e, support, start)
         return n * (loss - with_loss) / max(with_loss, 1e-300), coefs
 
     for term in drops:
         rest = [t for t in terms if t != term]
-        value, coefs = statistic(rest)
+        value, coefs = statistic([lib[t] for t in rest])
         coef = with_coefs[terms.index(term)]
         if verdict(record, term, value, coef, dict(zip(rest, coefs))):
             log.info(
                 "symweak: %s: the data fit as well without %s (likelihood ratio %.3g < "
                 "%.3g): uncertain", lhs, term, value, REFIT_CHI2,
             )  # fmt: skip
-    for term, function in swaps:  # each, so that every function the data prefer shows
-        support = [function if t == term else t for t in terms]
+    for replaced, other, tie in swaps:  # each, so that every one the data prefer shows
+        at = terms.index(replaced[0])  # in the place of the first it replaces
+        kept = [lib[t] for t in terms if t not in replaced]
+        support = [*kept[:at], other, *kept[at:]]
         value, coefs = statistic(support)
-        if swapped(record, term, function, value, dict(zip(support, coefs))):
+        swap = dict(zip([t.short() for t in support], coefs))
+        if swapped(record, replaced, other.short(), value, swap, tie):
             log.info(
-                "symweak: %s: the data fit better with %s in place of %s (likelihood ratio "
-                "%.3g): both uncertain", lhs, function, term, -value,
+                "symweak: %s: the data fit %s with %s in place of %s (likelihood ratio "
+                "%.3g): uncertain", lhs, "as well" if tie else "better", other.short(),
+                " + ".join(replaced), -value,
             )  # fmt: skip
 
 
