@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import sympy
 import torch
 
 from symweak.discover import Discovery
@@ -281,10 +282,13 @@ def _returned(terms: dict) -> FitRecord:
         ({"u_xx": -0.02, "d_xx(u^2)": 0.04}, [(("u_xx", "d_xx(u^2)"), "d_xx(u^3)", True)]),
         # a plain derivative alone and a power without a derivative are not swapped
         ({"u_xx": 0.1, "u^2": -0.1}, []),
+        # the field with a function of it (not one with a fitted constant inside)
+        ({"u": -0.3, "u_xx": 0.15}, [(("u",), "sin(u)", False)]),
     ],
 )
 def test_the_swaps_offered_for_functions_and_powers(returned, expected):
-    names = ["u", "u^2", "u_xx", "sin(0.8*u)", "d_xx(u^2)", "d_xx(u^3)", "d_xx(u^4)", "d_x(u^2)"]
+    names = ["u", "u^2", "u_xx", "sin(0.8*u)", "d_xx(u^2)", "d_xx(u^3)", "d_xx(u^4)", "d_x(u^2)",
+             "sin(u)"]  # fmt: skip
     library = parse_terms(", ".join(names), "t,x", "u")
     observed = {"u": {"quantiles": list(np.linspace(-2.0, 3.0, 101)), "noise": 0.1}}
     swaps = _refit._swaps(_returned(returned), library, names, observed, 0.05)
@@ -319,3 +323,12 @@ def test_a_swap_the_data_fit_better_is_shown_as_such():
     eq = parse_equation("u_t = -0.02278*u_xx + 0.03839*d_xx(u^2)", "t,x", "u")
     summary = Discovery(System([eq]), history=History(fits=[record])).summary()
     assert "  1 %  +6.226  u_t = 0.0201*d_xx(u^3)  (fits the data better)" in summary
+
+
+def test_a_function_the_equations_own_powers_complete_is_not_curved():
+    """Allen–Cahn (u − u³ + u_xx, |u| ≤ 1, clean) came back with u uncertain beside sin u:
+    sin u = u − u³/6 + … is no other model there than u beside u³."""
+    u = parse_terms("u", "t,x", "u")[0].F
+    quantiles = list(np.linspace(-1.0, 1.0, 101))
+    assert _refit._curved(sympy.sin(u), u, quantiles, 0.01) is True
+    assert _refit._curved(sympy.sin(u), u, quantiles, 0.01, [3]) is False

@@ -52,7 +52,7 @@ from sympy.core.function import AppliedUndef
 from ..._trainer import adam
 from ...compile import compile_expressions
 from ...regress import MAX_ALTERNATIVES
-from .._library import distinct_functions
+from .._library import distinct_functions, has_fitted_constants
 from .._posed import observed_once
 from .._settings import LR_JOINT_SURROGATE
 from ._extract import shape_tolerance
@@ -198,11 +198,14 @@ def _weakest(record) -> list[str]:
     return sure[:REFIT_TERMS]
 
 
-def _curved(F, field, quantiles, tol: float) -> bool:
-    """Whether ``F`` (a function of ``field``) departs from a straight line by more than
-    ``tol`` of its range between the field's observed 1 % and 99 % quantiles: a function
-    that nearly is a line there (sin(0.25 u) over |u| < 3) is no other model than the
-    field itself, and noise decides which of the two fits better."""
+def _curved(F, field, quantiles, tol: float, powers=()) -> bool:
+    """Whether ``F`` (a function of ``field``) departs from the best straight line — plus
+    the field's ``powers`` the equation holds beside it — by more than ``tol`` of its range
+    between the field's observed 1 % and 99 % quantiles: a function that nearly is a line
+    there (sin(0.25 u) over |u| < 3), or that the equation's own powers complete (sin u
+    beside u³ over |u| ≤ 1: u − u³/6), is no other model than the field itself, and the
+    refits' own differences decide which of the two fits better (Allen–Cahn and
+    FitzHugh–Nagumo's u came back uncertain on clean data)."""
     z = sympy.Dummy("z")
     f = sympy.lambdify(z, F.subs(field, z), "numpy")
     x = np.linspace(float(quantiles[1]), float(quantiles[-2]), 201)
@@ -210,8 +213,9 @@ def _curved(F, field, quantiles, tol: float) -> bool:
         y = np.broadcast_to(np.asarray(f(x), dtype=float), x.shape)
     if not np.all(np.isfinite(y)) or np.ptp(y) <= 0.0:
         return False
-    line = np.polyval(np.polyfit(x, y, 1), x)
-    return float(np.max(np.abs(y - line)) / np.ptp(y)) > tol
+    basis = np.stack([np.ones_like(x), x, *(x**k for k in powers)], axis=1)
+    fit = basis @ np.linalg.lstsq(basis, y, rcond=None)[0]
+    return float(np.max(np.abs(y - fit)) / np.ptp(y)) > tol
 
 
 def _power(F):
@@ -244,6 +248,12 @@ def _swaps(record, library, names: list[str], observed: dict, tol: float) -> lis
     from ...ir import Term
 
     out, groups = [], {}
+
+    def beside(field) -> list[int]:  # the field's powers among the equation's reactions
+        held = [library[names.index(t)] for t in record.intervals]
+        powers = [_power(t.F) for t in held if not t.alpha]
+        return [p[1] for p in powers if p and p[0] == field and p[1] > 1]
+
     for term in record.intervals:
         mine = library[names.index(term)]
         power, field = _power(mine.F), _function_of(mine.F)
@@ -257,7 +267,8 @@ def _swaps(record, library, names: list[str], observed: dict, tol: float) -> lis
             if short in record.intervals or other.alpha:
                 continue
             if power and power[1] == 1 and seen.get("quantiles"):
-                if _function_of(F) == mine.F and _curved(F, mine.F, seen["quantiles"], tol):
+                near = _function_of(F) == mine.F and not has_fitted_constants(other)
+                if near and _curved(F, mine.F, seen["quantiles"], tol, beside(mine.F)):
                     out.append(((term,), other, False))
             elif field == F and str(getattr(field, "func", "")) in observed:
                 out.append(((term,), other, True))
