@@ -332,3 +332,12 @@ def test_a_function_the_equations_own_powers_complete_is_not_curved():
     quantiles = list(np.linspace(-1.0, 1.0, 101))
     assert _refit._curved(sympy.sin(u), u, quantiles, 0.01) is True
     assert _refit._curved(sympy.sin(u), u, quantiles, 0.01, [3]) is False
+
+
+def test_clean_data_swap_no_field_for_a_function():
+    names = ["u", "u_xx", "sin(u)"]
+    library = parse_terms(", ".join(names), "t,x", "u")
+    observed = {"u": {"quantiles": list(np.linspace(-2.0, 3.0, 101)), "noise": 0.0}}
+    record = _returned({"u": -0.3, "u_xx": 0.15})
+    assert _refit._swaps(record, library, names, observed, 0.01, noisy=False) == []
+    assert len(_refit._swaps(record, library, names, observed, 0.01, noisy=True)) == 1

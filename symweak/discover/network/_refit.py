@@ -19,8 +19,10 @@ is 1 − statistic/``REFIT_CHI2``, and the term's detection floor is its coeffic
 √(``REFIT_CHI2``/statistic) (the statistic grows with the square of a term's size).
 
 Determined terms are also refitted with another candidate in their place (:func:`_swaps`):
-a reaction term that is a field itself (u) with each non-polynomial function of that field
-alone that is curved over the observed values (sin u, tanh u); where the data fit that
+on noisy data (noise / std at least ``SHAPE_TOL_MIN``; on clean data the refits' own
+differences passed the cutoff: Gray–Scott's w beside sin w), a reaction term that is a field
+itself (u) with each non-polynomial function of that field alone that is curved over the
+observed values (sin u, tanh u); where the data fit that
 swap better by more than ``REFIT_CHI2``, the term and the function are both uncertain (the
 zoo's tanh damping at σ = 0.2, seed 1, came back as −0.706 u; the data fit −0.885 tanh u
 better by 13.6). A function that fits only as well changes nothing (sin u beside u² fits
@@ -54,7 +56,7 @@ from ...compile import compile_expressions
 from ...regress import MAX_ALTERNATIVES
 from .._library import distinct_functions, has_fitted_constants
 from .._posed import observed_once
-from .._settings import LR_JOINT_SURROGATE
+from .._settings import LR_JOINT_SURROGATE, SHAPE_TOL_MIN
 from ._extract import shape_tolerance
 from ._tune import _lstsq
 from ._warmup import noise_ratio
@@ -237,7 +239,9 @@ def _function_of(F):
     return None if F.is_polynomial(field) else field
 
 
-def _swaps(record, library, names: list[str], observed: dict, tol: float) -> list:
+def _swaps(
+    record, library, names: list[str], observed: dict, tol: float, noisy: bool = True
+) -> list:
     """(replaced terms, other term, tie) to refit, ``other`` not in the equation: a
     determined field itself (u) with each non-polynomial function of that field alone in
     the library that is curved over the observed values (:func:`_curved`); a determined
@@ -266,7 +270,7 @@ def _swaps(record, library, names: list[str], observed: dict, tol: float) -> lis
             F, short = other.F, other.short()
             if short in record.intervals or other.alpha:
                 continue
-            if power and power[1] == 1 and seen.get("quantiles"):
+            if power and power[1] == 1 and seen.get("quantiles") and noisy:
                 near = _function_of(F) == mine.F and not has_fitted_constants(other)
                 if near and _curved(F, mine.F, seen["quantiles"], tol, beside(mine.F)):
                     out.append(((term,), other, False))
@@ -339,10 +343,9 @@ def check(state, cands) -> None:
     tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
     start = {k: v.detach().clone() for k, v in state.surrogate.state_dict().items()}
     gen = state.data._gen.get_state()
-    seen = (
-        observed_once(state.problem, state.history),
-        shape_tolerance(noise_ratio(state.history, state.problem)),
-    )
+    noise = noise_ratio(state.history, state.problem)
+    seen = (observed_once(state.problem, state.history), shape_tolerance(noise))
+    seen += (noise >= SHAPE_TOL_MIN,)  # clean data: no field swapped for a function
     try:
         for e, (lhs, record) in enumerate(zip(state.problem.lhs, records)):
             if lhs in tied or any(t not in names for t in record.intervals):
