@@ -241,7 +241,8 @@ def _network_library(state) -> tuple[list, dict, list, list]:
         library = _with_constant(library)
     library = library + time_terms(problem.lhs, library)
     library = filter_library(library, problem.lhs, problem.constraints)
-    history.network_outputs = [sympy.sstr(e) for e in exprs]
+    # unordered: sorting the terms of these long sums took half the printing's time
+    history.network_outputs = [sympy.sstr(e, order="none") for e in exprs]
     history.library = [t.short() for t in library]
     libraries, reports, ties = equation_libraries(problem, library)
     library = union(libraries)
