@@ -102,14 +102,14 @@ def test_check_refits_the_two_weakest_determined_terms_and_leaves_the_surrogate(
         # the refit trains the surrogate; check puts it back
         state.surrogate.weight.data.add_(1.0)
         state.data._gen.manual_seed(99)
-        return losses[key], [0.1 * (i + 1) for i in range(len(cols))]
+        return losses[key], [0.1 * (i + 1) for i in range(len(cols))], None
 
     monkeypatch.setattr(_refit, "_refit", fake)
     record = _record()
     state = _state([record])
     before = state.surrogate.weight.detach().clone()
     gen = state.data._gen.get_state()
-    check(state, _cands(names))
+    assert check(state, _cands(names), ["eq"]) == ["eq"]
     # weakest first: u_x (1.26 % unexplained without it), then u_xx (5.87 %)
     assert calls == [("u", "u^2", "u_x", "u_xx"), ("u", "u^2", "u_xx"), ("u", "u^2", "u_x")]
     assert record.refits == {"u_x": pytest.approx(2000 * 0.00002 / 0.01),
@@ -142,7 +142,7 @@ def test_check_leaves_alone(case, monkeypatch):
         state.interrupted = True
     else:  # a tuning phase shorter than the refits: not checked
         state.config.training.tune_epochs = REFIT_EPOCHS - 1
-    check(state, _cands(names, ties))
+    assert check(state, _cands(names, ties), ["eq"]) == ["eq"]
     assert record.refits == {}
 
 
@@ -233,26 +233,48 @@ def test_a_function_the_data_do_not_prefer_changes_nothing(value):
     assert record.refits == {"u -> sin(u)": value}
 
 
-def test_check_swaps_a_field_for_the_functions_of_it_curved_over_the_data(monkeypatch):
+def test_check_returns_a_swap_the_data_fit_better_and_judges_it(monkeypatch):
     names = ["u", "u^2", "u_x", "u_xx", "sin(u)", "sin(0.1*u)", "d_x(sin(u))", "u_x^2"]
     calls = []
+    rng = np.random.default_rng(0)
+    G = rng.normal(size=(40, 4))
+    b = G @ np.array([0.1, -0.2, 0.3, 0.05]) + 0.01 * rng.normal(size=40)
 
     def fake(state, cands, e, cols, start):
         key = tuple(t.short() for t in cols)
         calls.append(key)
         better = {("sin(u)", "u^2", "u_x", "u_xx"): 0.009}  # the data prefer sin(u)
-        return better.get(key, 0.0101 if len(key) == 4 else 0.0200), [0.1] * len(cols)
+        loss = better.get(key, 0.0101 if len(key) == 4 else 0.0200)
+        return loss, [0.1, -0.2, 0.3, 0.05][: len(cols)], (G[:, : len(cols)], b)
 
     monkeypatch.setattr(_refit, "_refit", fake)
     record = _record()
-    check(_state([record]), _cands(names))
+    state = _state([record])
+    lhs = parse_terms("u_t", "t,x", "u")[0]
+    state.problem = SimpleNamespace(lhs=[lhs], seed=0)
+    state.config.selection = SimpleNamespace(complexity="degree")
+    (equation,) = check(state, _cands(names), ["selected"])
     # with, the two drops, then u -> sin(u) only: sin(0.1 u) is nearly a line over the
     # observed |u| <= 3 (0.3 % of its range against the tolerance 0.05), d_x(sin(u)) is
     # under a derivative, u_x^2 is no function of u alone
-    assert calls[3:] == [("sin(u)", "u^2", "u_x", "u_xx")]
+    assert calls[3] == ("sin(u)", "u^2", "u_x", "u_xx")
     assert record.refits["u -> sin(u)"] == pytest.approx(2000 * (0.009 - 0.0101) / 0.0101)
-    assert record.verdicts["u"] == record.verdicts["sin(u)"] == "uncertain"
-    assert record.verdicts["u_x"] == record.verdicts["u_xx"] == "determined"
+    # the data fit it better by far more than the cutoff: returned, then judged itself
+    # (with, its two drops, sin(u) -> u, and u^2 -> u^3, u^2 -> u: none fits better)
+    assert equation.short() == "u_t = -0.2*u^2 + 0.1*sin(u) + 0.3*u_x + 0.05*u_xx"
+    assert calls[4:] == [("sin(u)", "u^2", "u_x", "u_xx"), ("sin(u)", "u^2", "u_xx"),
+                         ("sin(u)", "u^2", "u_x"), ("u", "u^2", "u_x", "u_xx"),
+                         ("sin(u)", "u^3", "u_x", "u_xx"), ("sin(u)", "u", "u_x", "u_xx")]  # fmt: skip
+    assert record.verdicts == {"sin(u)": "determined", "u^2": "determined",
+                               "u_x": "determined", "u_xx": "determined"}  # fmt: skip
+    assert record.adopted == {"replaced": ["u"], "by": "sin(u)",
+                              "statistic": pytest.approx(-217.8, abs=0.1),
+                              "selected": dict(RETURNED)}  # fmt: skip
+    assert list(record.intervals) == ["sin(u)", "u^2", "u_x", "u_xx"]
+    for (lo, hi), c in zip(record.intervals.values(), [0.1, -0.2, 0.3, 0.05]):
+        assert lo < c < hi and hi - lo < 0.05
+    assert record.alternatives[0]["reason"] == "fit" and len(record.alternatives) == 1
+    assert "u" not in record.without and [p["chosen"] for p in record.pareto] == [True]
 
 
 def _returned(terms: dict) -> FitRecord:
@@ -280,18 +302,28 @@ def _returned(terms: dict) -> FitRecord:
         # the powers held under one derivative together with the next power alone: a
         # quadratic stand-in for a cube over the data's range must fit better than it
         ({"u_xx": -0.02, "d_xx(u^2)": 0.04}, [(("u_xx", "d_xx(u^2)"), "d_xx(u^3)", True)]),
-        # a plain derivative alone and a power without a derivative are not swapped
-        ({"u_xx": 0.1, "u^2": -0.1}, []),
+        # a plain derivative alone is not swapped; a reaction power alone among its
+        # field's reactions with the powers either side (damped heat's u read as u²)
+        ({"u_xx": 0.1, "u^2": -0.1}, [(("u^2",), "u^3", False), (("u^2",), "u", False)]),
+        # a reaction polynomial (the logistic's u − u²) is not swapped for other powers (u
+        # itself only for the functions of it)
+        ({"u_xx": 0.1, "u": 0.5, "u^2": -0.5}, [(("u",), "sin(u)", False)]),
+        # a function under a derivative with the field under it (the function must fit
+        # better: damped heat's u_xx read as d_xx(sin u))
+        (
+            {"d_xx(sin(u))": 0.17, "u": -0.3},
+            [(("d_xx(sin(u))",), "u_xx", True), (("u",), "sin(u)", False)],
+        ),
         # the field with a function of it (not one with a fitted constant inside)
         ({"u": -0.3, "u_xx": 0.15}, [(("u",), "sin(u)", False)]),
     ],
 )
 def test_the_swaps_offered_for_functions_and_powers(returned, expected):
     names = ["u", "u^2", "u_xx", "sin(0.8*u)", "d_xx(u^2)", "d_xx(u^3)", "d_xx(u^4)", "d_x(u^2)",
-             "sin(u)"]  # fmt: skip
+             "sin(u)", "d_xx(sin(u))"]  # fmt: skip
     library = parse_terms(", ".join(names), "t,x", "u")
     observed = {"u": {"quantiles": list(np.linspace(-2.0, 3.0, 101)), "noise": 0.1}}
-    swaps = _refit._swaps(_returned(returned), library, names, observed, 0.05)
+    swaps = _refit._swaps(_returned(returned), dict(zip(names, library)), observed, 0.05)
     assert [(r, o.short(), t) for r, o, t in swaps] == expected
 
 
@@ -339,5 +371,14 @@ def test_clean_data_swap_no_field_for_a_function():
     library = parse_terms(", ".join(names), "t,x", "u")
     observed = {"u": {"quantiles": list(np.linspace(-2.0, 3.0, 101)), "noise": 0.0}}
     record = _returned({"u": -0.3, "u_xx": 0.15})
-    assert _refit._swaps(record, library, names, observed, 0.01, noisy=False) == []
-    assert len(_refit._swaps(record, library, names, observed, 0.01, noisy=True)) == 1
+    assert _refit._swaps(record, dict(zip(names, library)), observed, 0.01, noisy=False) == []
+    assert len(_refit._swaps(record, dict(zip(names, library)), observed, 0.01, noisy=True)) == 1
+    # nor a reaction power for its neighbours, nor a function under a derivative for the field
+    names = ["u^2", "u_xx", "d_xx(sin(u))"]
+    library = parse_terms(", ".join(names), "t,x", "u")
+    for terms in ({"u^2": -0.1, "u_xx": 0.1}, {"d_xx(sin(u))": 0.2, "u^2": -0.1}):
+        record = _returned(terms)
+        assert _refit._swaps(record, dict(zip(names, library)), observed, 0.01, noisy=False) == []
+        assert (
+            len(_refit._swaps(record, dict(zip(names, library)), observed, 0.01, noisy=True)) >= 2
+        )

@@ -136,6 +136,10 @@ class FitRecord:
     #: ``{term: likelihood ratio}`` of the weakest determined terms refitted on the data
     #: with and without them (:mod:`.network._refit`; below its cutoff: uncertain)
     refits: dict = field(default_factory=dict)
+    #: where the check on the data returned a swap the data fit better in place of the
+    #: selected equation: ``{"replaced", "by", "statistic", "selected"}`` (the selected
+    #: equation's ``{term: coefficient}``; :mod:`.network._adopt`)
+    adopted: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -216,6 +216,9 @@ class Discovery(Readings):
         out.extend(
             replaced_said(k, v) for k, v in (getattr(self.history, "posed", {}) or {}).items()
         )
+        from .network._adopt import said as swap_said  # swaps the data fit better
+
+        out.extend(swap_said(lhs, found) for lhs, found in self._per_lhs("adopted").items())
         symmetry = getattr(self.history, "symmetry", None) if self.history else None
         if symmetry and (symmetry.get("kept") == "symmetric" or symmetry.get("disputed")):
             out.append(_symmetric(symmetry))

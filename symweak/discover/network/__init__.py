@@ -89,7 +89,7 @@ def _run(problem, config, progress: bool):
         equations = _widen.products_by_default(state, candidates, equations)
         equations = _symmetry.phase_symmetry(state, candidates, equations)
         if config.reporting.uncertainty:
-            _refit.check(state, candidates)
+            equations = _refit.check(state, candidates, equations)
     state.interrupted |= held["interrupted"]
     history.interrupted = state.interrupted
     state.surrogate.eval()

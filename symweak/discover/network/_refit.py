@@ -28,11 +28,14 @@ zoo's tanh damping at σ = 0.2, seed 1, came back as −0.706 u; the data fit �
 better by 13.6). A function that fits only as well changes nothing (sin u beside u² fits
 Fisher–KPP's u ∈ [0, 1] as well as u does: the readable term stays). The other way round, a
 reaction term that is such a function is refitted with the field itself, and must fit
-better by ``REFIT_CHI2`` (else both are uncertain). Under each derivative, the powers of a
+better by ``REFIT_CHI2`` (else both are uncertain); on noisy data so is such a function
+under a derivative (d_xx(sin u) with u_xx). Under each derivative, the powers of a
 field the equation holds there are refitted with the next power alone in their place
 (in the library or not): one power (d_x(u²) → d_x(u³), and from the cube up the one
 below) must be beaten by more than ``REFIT_CHI2``, two or more (−0.023 u_xx + 0.038
-d_xx(u²), a quadratic stand-in over u ∈ [0.3, 1.5] for 0.02 d_xx(u³)) must beat it.
+d_xx(u²), a quadratic stand-in over u ∈ [0.3, 1.5] for 0.02 d_xx(u³)) must beat it. On
+noisy data a reaction power k ≥ 2 that is its field's only reaction power (u² alone) is
+refitted with the powers k ± 1 (u³, u), which must not fit better by ``REFIT_CHI2``.
 
 Nothing is done for equations tied by ``pair`` rules or terms the candidate library does
 not hold; equations of one term are only swapped. A run whose tuning phase is shorter than
@@ -51,12 +54,14 @@ import sympy
 import torch
 from sympy.core.function import AppliedUndef
 
+from ..._seeds import child_seed
 from ..._trainer import adam
 from ...compile import compile_expressions
 from ...regress import MAX_ALTERNATIVES
 from .._library import distinct_functions, has_fitted_constants
 from .._posed import observed_once
 from .._settings import LR_JOINT_SURROGATE, SHAPE_TOL_MIN
+from ._adopt import adopt
 from ._extract import shape_tolerance
 from ._tune import _lstsq
 from ._warmup import noise_ratio
@@ -98,9 +103,9 @@ class _Columns:
 
 
 def _weak(state, cands, e: int, columns: _Columns):
-    """(residual of equation ``e`` on ``columns`` relative to ‖b‖², coefficients) on this
-    run's own surrogate, only those columns integrated; the coefficients by the tuning
-    phase's column-scaled least squares."""
+    """(residual of equation ``e`` on ``columns`` relative to ‖b‖², coefficients, G, b) on
+    this run's own surrogate, only those columns integrated; the coefficients by the
+    tuning phase's column-scaled least squares."""
     axes = state.quad.axes
     U64 = state.mean_grid(axes, members=False).double()
     J = cands.jet_values(state, axes, False)
@@ -110,12 +115,13 @@ def _weak(state, cands, e: int, columns: _Columns):
     i = state.field_index[e]
     b = state.asm64.integrate(U64[..., i][None], [state.lhs_alphas[e]])[:, 0]
     coefs = _lstsq(G, b)
-    return ((G @ coefs - b) ** 2).sum() / state.b_norm[e].double(), coefs
+    return ((G @ coefs - b) ** 2).sum() / state.b_norm[e].double(), coefs, G, b
 
 
 def _refit(state, cands, e: int, terms: list, start: dict):
     """Train the surrogate from ``start`` on the data and equation ``e``'s weak form on
-    ``terms``: (data loss on every training point, coefficients at the end)."""
+    ``terms``: (data loss on every training point, coefficients at the end, and that
+    weak form's G and b)."""
     data = state.data
     columns = _Columns(state, cands, terms)
     state.surrogate.load_state_dict(start)
@@ -123,14 +129,14 @@ def _refit(state, cands, e: int, terms: list, start: dict):
     opt = adam(state.surrogate.parameters(), lr=LR_JOINT_SURROGATE)
     for _ in range(REFIT_EPOCHS):
         opt.zero_grad(set_to_none=True)
-        weak, _ = _weak(state, cands, e, columns)
+        weak = _weak(state, cands, e, columns)[0]
         loss = data.loss() + REFIT_LAMBDA * weak.float()
         loss.backward()
         opt.step()
     with torch.no_grad():
         diff = (data.predictions(None, None) - data.target) / data.scale
-        _, coefs = _weak(state, cands, e, columns)
-    return float((diff * diff).mean()), coefs.tolist()
+        _, coefs, G, b = _weak(state, cands, e, columns)
+    return float((diff * diff).mean()), coefs.tolist(), (G.cpu().numpy(), b.cpu().numpy())
 
 
 def _alternative(record, terms: dict, held: float, statistic: float) -> None:
@@ -239,34 +245,40 @@ def _function_of(F):
     return None if F.is_polynomial(field) else field
 
 
-def _swaps(
-    record, library, names: list[str], observed: dict, tol: float, noisy: bool = True
-) -> list:
+def _swaps(record, lib: dict, observed: dict, tol: float, noisy: bool = True) -> list:
     """(replaced terms, other term, tie) to refit, ``other`` not in the equation: a
-    determined field itself (u) with each non-polynomial function of that field alone in
-    the library that is curved over the observed values (:func:`_curved`); a determined
-    such function with the field itself (``tie``: the function must fit better); and under
-    each derivative, the powers of one field the equation holds there (u_xx, d_xx(u²)),
-    any determined, with the next power alone (d_xx(u³); ``tie`` where it replaces more
-    than one term), and a single power of at least 3 with the one below."""
+    determined field itself (u) with each non-polynomial function of that field alone
+    among the candidates (``lib``: ``{short name: term}``) that is curved over the
+    observed values (:func:`_curved`); a determined such function, under a derivative or
+    not, with the field itself under the same derivative (``tie``: the function must fit
+    better); and the powers of a field
+    (:func:`_power_swaps`). On clean data (not ``noisy``) no field is swapped for a
+    function, no function under a derivative for the field and no reaction power for its
+    neighbours (the refits' own differences pass the cutoff there)."""
     from ...ir import Term
 
-    out, groups = [], {}
+    out, groups, reactions = [], {}, {}
 
     def beside(field) -> list[int]:  # the field's powers among the equation's reactions
-        held = [library[names.index(t)] for t in record.intervals]
+        held = [lib[t] for t in record.intervals]
         powers = [_power(t.F) for t in held if not t.alpha]
         return [p[1] for p in powers if p and p[0] == field and p[1] > 1]
 
     for term in record.intervals:
-        mine = library[names.index(term)]
+        mine = lib[term]
         power, field = _power(mine.F), _function_of(mine.F)
-        if mine.alpha and power:
+        if power and mine.alpha:
             groups.setdefault((mine.alpha, power[0]), []).append((power[1], term))
-        if record.verdicts.get(term) != "determined" or mine.alpha:
+        elif power:
+            reactions.setdefault(power[0], []).append((power[1], term))
+        if record.verdicts.get(term) != "determined":
+            continue
+        if mine.alpha:
+            if field is not None and noisy and str(field.func) in observed:
+                out.append(((term,), Term(field, mine.alpha), True))
             continue
         seen = observed.get(str(getattr(power[0] if power else None, "func", "")), {})
-        for other in library:
+        for other in lib.values():
             F, short = other.F, other.short()
             if short in record.intervals or other.alpha:
                 continue
@@ -276,6 +288,20 @@ def _swaps(
                     out.append(((term,), other, False))
             elif field == F and str(getattr(field, "func", "")) in observed:
                 out.append(((term,), other, True))
+    out += _power_swaps(record, groups, reactions if noisy else {})
+    return [(r, o, t) for r, o, t in out if o.short() not in record.intervals]
+
+
+def _power_swaps(record, groups: dict, reactions: dict) -> list:
+    """Under each derivative (``groups``: ``{(α, field): [(k, term)]}``), the powers of one
+    field the equation holds there, any determined, with the next power alone (``tie``
+    where it replaces more than one term: u_xx + d_xx(u²) must beat d_xx(u³)), and a single
+    power of at least 3 with the one below; a reaction power k ≥ 2 that is the only power
+    of its field among the reactions (``reactions``: ``{field: [(k, term)]}``), determined,
+    with k + 1 and k − 1 (u² alone with u³ and u: a logistic's u − u² is not swapped)."""
+    from ...ir import Term
+
+    out = []
     for (alpha, field), held in groups.items():
         held.sort()
         if not any(record.verdicts.get(t) == "determined" for _, t in held):
@@ -285,38 +311,49 @@ def _swaps(
             out.append((tuple(t for _, t in held), Term(field ** (top + 1), alpha), len(held) > 1))
         if len(held) == 1 and top > 2:
             out.append(((held[0][1],), Term(field ** (top - 1), alpha), False))
-    return [(r, o, t) for r, o, t in out if o.short() not in record.intervals]
+    for field, held in reactions.items():
+        if len(held) != 1 or held[0][0] < 2 or record.verdicts.get(held[0][1]) != "determined":
+            continue
+        k, term = held[0]
+        out += [
+            ((term,), Term(field ** (k + 1), ()), False),
+            ((term,), Term(field ** (k - 1), ()), False),
+        ]
+    return out
 
 
-def _judge(state, cands, e: int, record, start: dict, names: list[str], seen: tuple) -> None:
-    """The refits of one equation (module notes); ``seen``: the observed values and the
-    shape tolerance of the run's noise (:func:`_curved`)."""
+def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, adopt=True):
+    """The refits of one equation (module notes); ``lib``: ``{short name: term}`` of the
+    candidates; ``seen``: the observed values and the shape tolerance of the run's noise
+    (:func:`_curved`). With ``adopt``, the swap the data fit best, where they fit it better
+    by more than ``REFIT_CHI2``, is returned in place of the equation (:mod:`._adopt`,
+    then judged itself): returns that equation, else None."""
     lhs, n = record.lhs, len(state.data)
     terms = list(record.intervals)
-    drops, swaps = _weakest(record), _swaps(record, cands.library, names, *seen)
+    drops, swaps = _weakest(record), _swaps(record, lib, *seen)
     if not drops and not swaps:
-        return
-    lib = {t.short(): t for t in cands.library}
-    with_loss, with_coefs = _refit(state, cands, e, [lib[t] for t in terms], start)
+        return None
+    with_loss, with_coefs, _ = _refit(state, cands, e, [lib[t] for t in terms], start)
 
-    def statistic(support: list) -> tuple[float, list]:
-        loss, coefs = _refit(state, cands, e, support, start)
-        return n * (loss - with_loss) / max(with_loss, 1e-300), coefs
+    def statistic(support: list) -> tuple[float, list, tuple]:
+        loss, coefs, system = _refit(state, cands, e, support, start)
+        return n * (loss - with_loss) / max(with_loss, 1e-300), coefs, system
 
     for term in drops:
         rest = [t for t in terms if t != term]
-        value, coefs = statistic([lib[t] for t in rest])
+        value, coefs, _ = statistic([lib[t] for t in rest])
         coef = with_coefs[terms.index(term)]
         if verdict(record, term, value, coef, dict(zip(rest, coefs))):
             log.info(
                 "symweak: %s: the data fit as well without %s (likelihood ratio %.3g < "
                 "%.3g): uncertain", lhs, term, value, REFIT_CHI2,
             )  # fmt: skip
+    best = None
     for replaced, other, tie in swaps:  # each, so that every one the data prefer shows
         at = terms.index(replaced[0])  # in the place of the first it replaces
         kept = [lib[t] for t in terms if t not in replaced]
         support = [*kept[:at], other, *kept[at:]]
-        value, coefs = statistic(support)
+        value, coefs, system = statistic(support)
         swap = dict(zip([t.short() for t in support], coefs))
         if swapped(record, replaced, other.short(), value, swap, tie):
             log.info(
@@ -324,22 +361,47 @@ def _judge(state, cands, e: int, record, start: dict, names: list[str], seen: tu
                 "%.3g): uncertain", lhs, "as well" if tie else "better", other.short(),
                 " + ".join(replaced), -value,
             )  # fmt: skip
+        if value < -REFIT_CHI2 and (best is None or value < best[0]):
+            best = (value, replaced, other, support, coefs, system)
+    if best is None or not adopt:
+        return None
+    return _adopted(state, cands, e, record, start, lib, seen, best)
 
 
-def check(state, cands) -> None:
+def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, best):
+    """Return the swap ``best`` in place of equation ``e`` (:mod:`._adopt`) and judge it."""
+    value, replaced, other, support, coefs, (G, b) = best
+    lhs = state.problem.lhs[e]
+    seed = child_seed(state.problem.seed, "stability") + 1 + e
+    how = state.config.selection.complexity
+    found = (value, replaced, other.short())
+    tests = getattr(state, "tests", None)  # the refits' test functions (the tuning phase's)
+    overlap = tests.overlap() if tests is not None else None
+    equation = adopt(record, lhs, support, coefs, G, b, found, seed, how, overlap)
+    log.info(
+        "symweak: %s: the data fit %s in place of %s better (likelihood ratio %.3g): "
+        "returned", record.lhs, other.short(), " + ".join(replaced), -value,
+    )  # fmt: skip
+    _judge(state, cands, e, record, start, {**lib, other.short(): other}, seen, adopt=False)
+    return equation
+
+
+def check(state, cands, equations: list) -> list:
     """Refit each equation of ``state.history.fits`` with and without its weakest
     determined terms, and with functions in place of its terms (module notes), and
-    record the verdicts. The surrogate and the batch generator are left as they were."""
+    record the verdicts. Returns ``equations`` with each swap the data fit better in place
+    (:mod:`._adopt`). The surrogate and the batch generator are left as they were."""
     records = state.history.fits
     if not records or state.interrupted:
-        return
+        return equations
     if state.config.training.tune_epochs < REFIT_EPOCHS:  # a short run: a short refit misleads
         log.info(
             "symweak: the weakest terms are not checked on the data: tune_epochs=%d is below "
             "the check's %d epochs", state.config.training.tune_epochs, REFIT_EPOCHS,
         )  # fmt: skip
-        return
-    names = [c.short() for c in cands.library]
+        return equations
+    lib = {c.short(): c for c in cands.library}
+    equations = list(equations)
     tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
     start = {k: v.detach().clone() for k, v in state.surrogate.state_dict().items()}
     gen = state.data._gen.get_state()
@@ -348,10 +410,11 @@ def check(state, cands) -> None:
     seen += (noise >= SHAPE_TOL_MIN,)  # clean data: no field swapped for a function
     try:
         for e, (lhs, record) in enumerate(zip(state.problem.lhs, records)):
-            if lhs in tied or any(t not in names for t in record.intervals):
+            if lhs in tied or any(t not in lib for t in record.intervals):
                 continue
-            _judge(state, cands, e, record, start, names, seen)
+            equations[e] = _judge(state, cands, e, record, start, lib, seen) or equations[e]
     finally:
         state.surrogate.load_state_dict(start)
         state.surrogate.eval()
         state.data._gen.set_state(gen)
+    return equations

@@ -1,0 +1,134 @@
+"""An equation the data fit better than the selected one, returned in its place.
+
+The check on the data (:mod:`._refit`) refits the returned equation with other terms in
+the place of some of its own. Where the data fit such a swap better by more than
+``REFIT_CHI2`` — with as many terms or fewer — the data resolve what the weak form on the
+surrogate could not (offered the neighbouring powers, the weak form explained no more with
+them): cubic diffusion 0.02 d_xx(u³) over u ∈ [0.3, 1.5] was selected as −0.021 u_xx +
+0.037 d_xx(u²), and the data fit 0.020 d_xx(u³) alone better by 27. The swap is returned
+instead (the best of them where several fit better), with
+
+- its coefficients from the refit (the surrogate trained under it, least squares on its
+  weak form) and 95 % intervals by a bootstrap over that weak form's test functions,
+  widened by their overlap as the final fit's are;
+- the term it brought in determined, the terms it replaced excluded (they leave the
+  verdicts, their floors and the alternatives that hold them), every other verdict as it
+  was; the swap's own refits then run on it like on any returned equation (its drops and
+  its own swaps: d_xx(u³) against d_xx(u⁴) and d_xx(u²)), which may make terms uncertain
+  again but swap nothing more;
+- the selected equation kept in ``FitRecord.adopted`` (``{"replaced", "by", "statistic",
+  "selected"}``) and on the Pareto front, no longer chosen.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...ir import Equation
+from ...regress import bootstrap_intervals, term_complexity
+from .._settings import BOOTSTRAP_RESAMPLES
+
+__all__ = ["adopt", "said"]
+
+
+def _selected(record) -> dict:
+    """The returned equation of ``record`` as ``{term: coefficient}``."""
+    for alt in record.alternatives:
+        if alt.get("reason") == "fit":
+            return dict(alt["terms"])
+    return {t: float(np.mean(iv)) for t, iv in record.intervals.items()}
+
+
+def _without(G, b, names: list, i: int, alternatives: list) -> dict:
+    """The alternative without term ``i``: least squares on the swap's weak system, the
+    margin of the selected equation's alternative without that term (0 if none)."""
+    cols = [j for j in range(len(names)) if j != i]
+    coef = np.linalg.lstsq(G[:, cols], b, rcond=None)[0]
+    held = float(np.linalg.norm(G[:, cols] @ coef - b) / max(float(np.linalg.norm(b)), 1e-300))
+    margin = next(
+        (
+            a["margin"]
+            for a in alternatives
+            if a.get("reason") != "fit" and names[i] not in a["terms"]
+        ),
+        0.0,
+    )
+    return {
+        "terms": {names[j]: float(c) for j, c in zip(cols, coef)},
+        "held_out": held,
+        "margin": float(margin),
+        "reason": "data",
+    }
+
+
+def adopt(
+    record, lhs, support: list, coefs, G, b, found: tuple, seed: int, how, overlap=None
+) -> Equation:
+    """Make the swap ``support`` (terms, in order) with ``coefs`` (its refit's, on the weak
+    system ``G``, ``b`` of that refit) the returned equation of ``record`` (module notes);
+    ``found`` = (statistic, replaced term names, the term brought in); ``overlap``: the
+    correlation of that system's test functions, which widens the intervals as the final
+    fit's (:func:`~symweak.regress.bootstrap_intervals`). Returns the equation with
+    left-hand side ``lhs``."""
+    statistic, replaced, other = found
+    names = [t.short() for t in support]
+    G, b, coefs = np.asarray(G), np.asarray(b), np.asarray(coefs, dtype=float)
+    lo, hi = bootstrap_intervals(
+        G, b, list(range(len(names))), resamples=BOOTSTRAP_RESAMPLES, seed=seed, tls=False,
+        overlap=overlap,
+    )  # fmt: skip
+    residual = float(np.linalg.norm(G @ coefs - b) / max(float(np.linalg.norm(b)), 1e-300))
+    terms = dict(zip(names, coefs.tolist()))
+    selected = _selected(record)
+    record.adopted = {
+        "replaced": list(replaced),
+        "by": other,
+        "statistic": float(statistic),
+        "selected": selected,
+    }
+    record.intervals = {n: [float(x), float(y)] for n, x, y in zip(names, lo, hi)}
+    record.residual = residual
+    gone = set(replaced)
+    kept = [
+        alt
+        for alt in record.alternatives
+        if alt.get("reason") != "fit" and not gone & set(alt["terms"])
+        and set(alt["terms"]) != set(names)
+    ]  # fmt: skip
+    verdicts = {n: record.verdicts.get(n, "determined") for n in names}
+    verdicts[other] = "determined"
+    for i, name in enumerate(names):  # an uncertain term kept: the swap without it too
+        lacking = any(name not in alt["terms"] for alt in kept)
+        if verdicts[name] == "uncertain" and len(names) > 1 and not lacking:
+            kept.append(_without(G, b, names, i, record.alternatives))
+    first = {"terms": terms, "held_out": residual, "margin": 0.0, "reason": "fit"}
+    record.alternatives = [first, *kept]
+    held = {t for alt in kept for t in alt["terms"]}
+    verdicts.update({t: "uncertain" for t in held if t not in verdicts})
+    record.verdicts = verdicts
+    record.floors = {k: v for k, v in record.floors.items() if verdicts.get(k) == "uncertain"}
+    for store in (record.without, record.probabilities):
+        for name in gone:
+            store.pop(name, None)
+    for name in (other, *names):
+        record.excluded.pop(name, None)
+    weights = term_complexity(support, how)
+    point = {
+        "terms": terms,
+        "complexity": float(np.sum(weights)) if weights is not None else float(len(names)),
+        "held_out": residual,
+        "chosen": True,
+    }
+    front = [{**p, "chosen": False} for p in record.pareto]
+    record.pareto = sorted([*front, point], key=lambda p: float(p["complexity"]))
+    return Equation(lhs, dict(zip(support, coefs.tolist())))
+
+
+def said(lhs: str, adopted: dict) -> str:
+    """The warning for an equation returned in place of the selected one (:func:`adopt`)."""
+    chosen = " + ".join(f"{c:.4g}*{t}" for t, c in adopted["selected"].items())
+    return (
+        f"{lhs}: the data fit {adopted['by']} in place of {' + '.join(adopted['replaced'])} "
+        f"better (likelihood ratio {-float(adopted['statistic']):.3g}), so the equation "
+        f"returned has it; the weak form selected {lhs} = {chosen.replace('+ -', '- ')}."
+    )

@@ -1,0 +1,89 @@
+"""A swap the data fit better returned in place of the selected equation
+(:mod:`symweak.discover.network._adopt`)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from symweak.discover import Discovery
+from symweak.discover._history import FitRecord, History
+from symweak.discover.network._adopt import adopt
+from symweak.grammar import parse_terms
+from symweak.ir import System
+
+#: cubic diffusion 0.02 d_xx(u³) selected as a quadratic stand-in (own case, σ 0.1)
+SELECTED = {"u": 0.000203, "u_xx": -0.02137, "d_xx(u^2)": 0.03715}
+
+
+def _record() -> FitRecord:
+    return FitRecord(
+        lhs="u_t", residual=0.05, method="mstls+tls",
+        intervals={t: [c * 0.9, c * 1.1] for t, c in SELECTED.items()},
+        without={"u": 0.051, "u_xx": 0.3, "d_xx(u^2)": 0.4},
+        probabilities={"u": 0.6, "u_xx": 1.0, "d_xx(u^2)": 1.0},
+        verdicts={"u": "uncertain", "u_xx": "uncertain", "d_xx(u^2)": "uncertain",
+                  "d_xx(u^3)": "uncertain"},
+        floors={"u": 4.3e-5, "u_xx": math.inf, "d_xx(u^2)": math.inf, "d_xx(u^3)": 0.002},
+        alternatives=[
+            {"terms": dict(SELECTED), "held_out": 0.05, "margin": 0.0, "reason": "fit"},
+            {"terms": {"u_xx": -0.02, "d_xx(u^2)": 0.037}, "held_out": 0.051, "margin": 0.7,
+             "reason": "data"},
+            {"terms": {"u": 0.0002, "d_xx(u^3)": 0.0201}, "held_out": 0.05, "margin": 3.5,
+             "reason": "data"},
+        ],
+        excluded={"d_xx(u^3)": 0.002, "u_x": 0.01},
+        pareto=[{"terms": dict(SELECTED), "complexity": 4.0, "held_out": 0.05,
+                 "chosen": True}],
+    )  # fmt: skip
+
+
+def test_the_swap_is_returned_with_its_intervals_and_the_selected_equation_kept():
+    record = _record()
+    support = parse_terms("u, d_xx(u^3)", "t,x", "u")
+    lhs = parse_terms("u_t", "t,x", "u")[0]
+    rng = np.random.default_rng(1)
+    G = rng.normal(size=(60, 2))
+    b = G @ np.array([0.0002, 0.0201]) + 1e-4 * rng.normal(size=60)
+    found = (-27.4, ("u_xx", "d_xx(u^2)"), "d_xx(u^3)")
+    eq = adopt(record, lhs, support, [0.0002, 0.0201], G, b, found, 0, "degree")
+    assert eq.short() == "u_t = 0.0002*u + 0.0201*d_xx(u^3)"
+    assert record.adopted == {"replaced": ["u_xx", "d_xx(u^2)"], "by": "d_xx(u^3)",
+                              "statistic": -27.4, "selected": SELECTED}  # fmt: skip
+    # the term brought in is determined; the replaced ones are excluded, gone from the
+    # floors, the prices and the alternatives; u keeps its verdict and its floor
+    assert record.verdicts == {"u": "uncertain", "d_xx(u^3)": "determined"}
+    assert record.floors == {"u": 4.3e-5}
+    assert record.without == {"u": 0.051} and record.probabilities == {"u": 0.6}
+    assert "d_xx(u^3)" not in record.excluded and record.excluded == {"u_x": 0.01}
+    # the returned swap, and the swap without the uncertain u (the selected equation's
+    # margin without u)
+    assert [a["reason"] for a in record.alternatives] == ["fit", "data"]
+    assert record.alternatives[0]["terms"] == {"u": 0.0002, "d_xx(u^3)": 0.0201}
+    assert list(record.alternatives[1]["terms"]) == ["d_xx(u^3)"]
+    assert record.alternatives[1]["margin"] == 0.7
+    lo, hi = record.intervals["d_xx(u^3)"]
+    assert lo < 0.0201 < hi and hi - lo < 1e-4
+    assert record.residual == pytest.approx(
+        np.linalg.norm(G @ [0.0002, 0.0201] - b) / np.linalg.norm(b), rel=1e-9
+    )
+    # the selected equation stays on the Pareto front, no longer chosen
+    assert [(p["complexity"], p["chosen"]) for p in record.pareto] == [(4.0, False), (4.0, True)]
+
+
+def test_the_warning_says_what_was_returned_and_save_load_keeps_it():
+    record = _record()
+    support = parse_terms("u, d_xx(u^3)", "t,x", "u")
+    lhs = parse_terms("u_t", "t,x", "u")[0]
+    G = np.eye(3)[:, :2] + 0.1
+    b = G @ [0.0002, 0.0201]
+    found = (-27.4, ("u_xx", "d_xx(u^2)"), "d_xx(u^3)")
+    eq = adopt(record, lhs, support, [0.0002, 0.0201], G, b, found, 0, "degree")
+    history = History.from_dict(History(fits=[record]).to_dict())
+    assert history.fits[0].adopted == record.adopted
+    warnings = Discovery(System([eq]), history=history).warnings()
+    assert (
+        "u_t: the data fit d_xx(u^3) in place of u_xx + d_xx(u^2) better (likelihood ratio "
+        "27.4), so the equation returned has it; the weak form selected u_t = 0.000203*u - "
+        "0.02137*u_xx + 0.03715*d_xx(u^2)."
+    ) in warnings
