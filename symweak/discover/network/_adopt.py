@@ -12,8 +12,9 @@ instead (the best of them where several fit better), with
   weak form) and 95 % intervals by a bootstrap over that weak form's test functions,
   widened by their overlap as the final fit's are;
 - the term it brought in determined, the terms it replaced excluded (they leave the
-  verdicts, their floors and the alternatives that hold them), every other verdict as it
-  was; the swap's own refits then run on it like on any returned equation (its drops and
+  verdicts, their floors and the alternatives that hold them; those alternatives are
+  refitted with the swap made in them, :func:`._refit._adopted`, so that the terms only
+  they held stay uncertain), every other verdict as it was; the swap's own refits then run on it like on any returned equation (its drops and
   its own swaps: d_xx(u³) against d_xx(u⁴) and d_xx(u²)), which may make terms uncertain
   again but swap nothing more;
 - the selected equation kept in ``FitRecord.adopted`` (``{"replaced", "by", "statistic",
@@ -62,13 +63,24 @@ def _without(G, b, names: list, i: int, alternatives: list) -> dict:
 
 
 def adopt(
-    record, lhs, support: list, coefs, G, b, found: tuple, seed: int, how, overlap=None
+    record,
+    lhs,
+    support: list,
+    coefs,
+    G,
+    b,
+    found: tuple,
+    seed: int,
+    how,
+    overlap=None,
+    extra=(),
 ) -> Equation:
     """Make the swap ``support`` (terms, in order) with ``coefs`` (its refit's, on the weak
     system ``G``, ``b`` of that refit) the returned equation of ``record`` (module notes);
     ``found`` = (statistic, replaced term names, the term brought in); ``overlap``: the
     correlation of that system's test functions, which widens the intervals as the final
-    fit's (:func:`~symweak.regress.bootstrap_intervals`). Returns the equation with
+    fit's (:func:`~symweak.regress.bootstrap_intervals`); ``extra``: alternatives of the
+    swap (the selected equation's, with the swap made in them). Returns the equation with
     left-hand side ``lhs``."""
     statistic, replaced, other = found
     names = [t.short() for t in support]
@@ -94,7 +106,7 @@ def adopt(
         for alt in record.alternatives
         if alt.get("reason") != "fit" and not gone & set(alt["terms"])
         and set(alt["terms"]) != set(names)
-    ]  # fmt: skip
+    ] + list(extra)  # fmt: skip
     verdicts = {n: record.verdicts.get(n, "determined") for n in names}
     verdicts[other] = "determined"
     for i, name in enumerate(names):  # an uncertain term kept: the swap without it too

@@ -362,28 +362,54 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, ad
                 " + ".join(replaced), -value,
             )  # fmt: skip
         if value < -REFIT_CHI2 and (best is None or value < best[0]):
-            best = (value, replaced, other, support, coefs, system)
+            best = (value, replaced, other, support, coefs, system, with_loss)
     if best is None or not adopt:
         return None
     return _adopted(state, cands, e, record, start, lib, seen, best)
 
 
 def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, best):
-    """Return the swap ``best`` in place of equation ``e`` (:mod:`._adopt`) and judge it."""
-    value, replaced, other, support, coefs, (G, b) = best
-    lhs = state.problem.lhs[e]
+    """Return the swap ``best`` in place of equation ``e`` (:mod:`._adopt`) and judge it.
+    The selected equation's alternatives that hold a replaced term are refitted with the
+    swap made in them too (at most ``REFIT_TERMS`` + 1): the terms only they held stay
+    uncertain beside the swap (tanh damping's u_xx beside tanh u)."""
+    value, replaced, other, support, coefs, (G, b), with_loss = best
+    lib = {**lib, other.short(): other}
+    n, mine = len(state.data), {t.short() for t in support}
+    swap_loss = with_loss * (1.0 + value / n)
+    extra = []
+    for names in _substituted(record, replaced, other.short(), mine, lib):
+        loss, alt_coefs, _ = _refit(state, cands, e, [lib[t] for t in names], start)
+        stat = n * (loss - swap_loss) / max(swap_loss, 1e-300)
+        entry = {"terms": dict(zip(names, alt_coefs)), "held_out": record.residual}
+        extra.append({**entry, "margin": 1.0 - stat / REFIT_CHI2, "reason": "data"})
     seed = child_seed(state.problem.seed, "stability") + 1 + e
     how = state.config.selection.complexity
     found = (value, replaced, other.short())
     tests = getattr(state, "tests", None)  # the refits' test functions (the tuning phase's)
     overlap = tests.overlap() if tests is not None else None
-    equation = adopt(record, lhs, support, coefs, G, b, found, seed, how, overlap)
+    lhs = state.problem.lhs[e]
+    equation = adopt(record, lhs, support, coefs, G, b, found, seed, how, overlap, extra)
     log.info(
         "symweak: %s: the data fit %s in place of %s better (likelihood ratio %.3g): "
         "returned", record.lhs, other.short(), " + ".join(replaced), -value,
     )  # fmt: skip
-    _judge(state, cands, e, record, start, {**lib, other.short(): other}, seen, adopt=False)
+    _judge(state, cands, e, record, start, lib, seen, adopt=False)
     return equation
+
+
+def _substituted(record, replaced: tuple, other: str, mine: set, lib: dict) -> list:
+    """The supports of ``record``'s alternatives (not the returned one) that hold a term of
+    ``replaced``, with ``other`` in their place; none equal to the swap ``mine``."""
+    out: list = []
+    for alt in record.alternatives:
+        terms = list(alt["terms"])
+        if alt.get("reason") == "fit" or not set(replaced) & set(terms):
+            continue
+        names = list(dict.fromkeys([other if t in replaced else t for t in terms]))
+        if set(names) != mine and all(t in lib for t in names) and names not in out:
+            out.append(names)
+    return out[: REFIT_TERMS + 1]
 
 
 def check(state, cands, equations: list) -> list:
