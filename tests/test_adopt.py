@@ -87,3 +87,72 @@ def test_the_warning_says_what_was_returned_and_save_load_keeps_it():
         "27.4), so the equation returned has it; the weak form selected u_t = 0.000203*u - "
         "0.02137*u_xx + 0.03715*d_xx(u^2)."
     ) in warnings
+
+
+def test_an_added_term_leaves_the_alternatives_without_it_and_is_said():
+    from symweak.discover.network._adopt import said
+    from symweak.discover.network._swaps import additions
+
+    terms = {"u": 0.24, "u^2": -0.23}
+    record = FitRecord(
+        lhs="u_t", residual=0.05, method="mstls+tls",
+        intervals={t: [c * 0.9, c * 1.1] for t, c in terms.items()},
+        verdicts={"u": "determined", "u^2": "determined", "u^3": "uncertain",
+                  "u_xx": "uncertain", "sin(u)": "uncertain"},
+        alternatives=[
+            {"terms": dict(terms), "held_out": 0.05, "margin": 0.0, "reason": "fit"},
+            {"terms": {**terms, "u^3": -0.1}, "held_out": 0.049, "margin": 0.2,
+             "reason": "fit+1"},
+            {"terms": {**terms, "u_xx": 0.1, "sin(u)": 0.1}, "held_out": 0.049,
+             "margin": 0.3, "reason": "fit+1"},
+        ],
+    )  # fmt: skip
+    lib = dict(zip(["u", "u^2", "u^3", "u_xx"], parse_terms("u, u^2, u^3, u_xx", "t,x", "u")))
+    # the closest alternatives' uncertain terms the equation lacks, candidates only, two
+    assert additions(record, lib) == ["u^3", "u_xx"]
+    support = [lib["u"], lib["u^2"], lib["u^3"]]
+    G = np.eye(4)[:, :3] + 0.1
+    b = G @ [0.2, -0.3, 0.1]
+    lhs = parse_terms("u_t", "t,x", "u")[0]
+    eq = adopt(record, lhs, support, [0.2, -0.3, 0.1], G, b, (-15.0, (), "u^3"), 0, "terms")
+    assert eq.short() == "u_t = 0.2*u - 0.3*u^2 + 0.1*u^3"
+    # the alternative without u^3 is gone; the terms only it held stay uncertain
+    assert [set(a["terms"]) for a in record.alternatives] == [{"u", "u^2", "u^3"}]
+    assert record.verdicts == {"u": "determined", "u^2": "determined", "u^3": "determined",
+                               "u_xx": "uncertain", "sin(u)": "uncertain"}  # fmt: skip
+    assert said("u_t", record.adopted) == (
+        "u_t: the data fit the equation better with u^3 added (likelihood ratio 15), so the "
+        "equation returned has it; the weak form selected u_t = 0.24*u - 0.23*u^2."
+    )
+
+
+@pytest.mark.slow
+def test_cubic_diffusion_comes_back_as_the_cube_the_data_fit_better(tmp_path):
+    """u_t = 0.02 d_xx(u³), u in [0.3, 1.5], 10 % of the grid as a CSV of point columns
+    with 10 % noise: the weak form selects a quadratic stand-in (u_xx and d_xx(u²)), the
+    data fit d_xx(u³) alone better, and that is returned, determined."""
+    import symweak
+    from symweak.bench._zoo import _periodic_1d
+
+    sol = _periodic_1d(
+        0.0, 10.0, 256, 40.0, 101,
+        {"u": lambda x: 0.3 + 1.2 * np.exp(-((x - 4) ** 2)) + 0.6 * np.exp(-((x - 7.5) ** 2) / 0.5)},
+        {"u": lambda k: -0.03 * k**2},
+        lambda f, D: {"u": D(0.02 * f["u"] ** 3, 2) - 0.03 * D(f["u"], 2)}, 200,
+    )  # fmt: skip
+    U, (T, X) = sol["fields"]["u"], np.meshgrid(sol["t"], sol["x"], indexing="ij")
+    rng = np.random.default_rng(0)
+    idx = rng.choice(U.size, U.size // 10, replace=False)
+    u = U.ravel()[idx] + 0.1 * np.std(U.ravel()[idx]) * rng.standard_normal(idx.size)
+    path = tmp_path / "cubic.csv"
+    np.savetxt(path, np.c_[T.ravel()[idx], X.ravel()[idx], u], delimiter=",", header="t,x,u",
+               comments="")  # fmt: skip
+    res = symweak.discover(symweak.load(path), ops="+,-,*", seed=0)
+    determined = {t for t, v in res.verdicts.items() if v == "determined"}
+    assert determined == {"d_xx(u^3)"}
+    coef = {t.short(): c for t, c in res.system[0].coefficients.items()}["d_xx(u^3)"]
+    assert coef == pytest.approx(0.02, rel=0.05)
+    adopted = res.history.fits[0].adopted
+    assert (adopted["by"], adopted["replaced"]) == ("d_xx(u^3)", ["u_xx", "d_xx(u^2)"])
+    assert any("the data fit d_xx(u^3) in place of u_xx + d_xx(u^2) better" in w
+               for w in res.warnings())  # fmt: skip

@@ -11,7 +11,7 @@ import torch
 
 from symweak.discover import Discovery
 from symweak.discover._history import FitRecord, History
-from symweak.discover.network import _refit
+from symweak.discover.network import _refit, _swaps
 from symweak.discover.network._refit import REFIT_CHI2, REFIT_EPOCHS, check, swapped, verdict
 from symweak.grammar import parse_equation, parse_terms
 from symweak.ir import System
@@ -323,7 +323,7 @@ def test_the_swaps_offered_for_functions_and_powers(returned, expected):
              "sin(u)", "d_xx(sin(u))"]  # fmt: skip
     library = parse_terms(", ".join(names), "t,x", "u")
     observed = {"u": {"quantiles": list(np.linspace(-2.0, 3.0, 101)), "noise": 0.1}}
-    swaps = _refit._swaps(_returned(returned), dict(zip(names, library)), observed, 0.05)
+    swaps = _swaps.swaps(_returned(returned), dict(zip(names, library)), observed, 0.05)
     assert [(r, o.short(), t) for r, o, t in swaps] == expected
 
 
@@ -362,8 +362,8 @@ def test_a_function_the_equations_own_powers_complete_is_not_curved():
     sin u = u − u³/6 + … is no other model there than u beside u³."""
     u = parse_terms("u", "t,x", "u")[0].F
     quantiles = list(np.linspace(-1.0, 1.0, 101))
-    assert _refit._curved(sympy.sin(u), u, quantiles, 0.01) is True
-    assert _refit._curved(sympy.sin(u), u, quantiles, 0.01, [3]) is False
+    assert _swaps.curved(sympy.sin(u), u, quantiles, 0.01) is True
+    assert _swaps.curved(sympy.sin(u), u, quantiles, 0.01, [3]) is False
 
 
 def test_clean_data_swap_no_field_for_a_function():
@@ -371,14 +371,12 @@ def test_clean_data_swap_no_field_for_a_function():
     library = parse_terms(", ".join(names), "t,x", "u")
     observed = {"u": {"quantiles": list(np.linspace(-2.0, 3.0, 101)), "noise": 0.0}}
     record = _returned({"u": -0.3, "u_xx": 0.15})
-    assert _refit._swaps(record, dict(zip(names, library)), observed, 0.01, noisy=False) == []
-    assert len(_refit._swaps(record, dict(zip(names, library)), observed, 0.01, noisy=True)) == 1
+    assert _swaps.swaps(record, dict(zip(names, library)), observed, 0.01, noisy=False) == []
+    assert len(_swaps.swaps(record, dict(zip(names, library)), observed, 0.01, noisy=True)) == 1
     # nor a reaction power for its neighbours, nor a function under a derivative for the field
     names = ["u^2", "u_xx", "d_xx(sin(u))"]
     library = parse_terms(", ".join(names), "t,x", "u")
     for terms in ({"u^2": -0.1, "u_xx": 0.1}, {"d_xx(sin(u))": 0.2, "u^2": -0.1}):
         record = _returned(terms)
-        assert _refit._swaps(record, dict(zip(names, library)), observed, 0.01, noisy=False) == []
-        assert (
-            len(_refit._swaps(record, dict(zip(names, library)), observed, 0.01, noisy=True)) >= 2
-        )
+        assert _swaps.swaps(record, dict(zip(names, library)), observed, 0.01, noisy=False) == []
+        assert len(_swaps.swaps(record, dict(zip(names, library)), observed, 0.01, noisy=True)) >= 2

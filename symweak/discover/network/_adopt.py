@@ -1,12 +1,12 @@
 """An equation the data fit better than the selected one, returned in its place.
 
 The check on the data (:mod:`._refit`) refits the returned equation with other terms in
-the place of some of its own. Where the data fit such a swap better by more than
-``REFIT_CHI2`` — with as many terms or fewer — the data resolve what the weak form on the
-surrogate could not (offered the neighbouring powers, the weak form explained no more with
-them): cubic diffusion 0.02 d_xx(u³) over u ∈ [0.3, 1.5] was selected as −0.021 u_xx +
-0.037 d_xx(u²), and the data fit 0.020 d_xx(u³) alone better by 27. The swap is returned
-instead (the best of them where several fit better), with
+the place of some of its own, and on noisy data with its uncertain terms added. Where the
+data fit such a swap better by more than ``REFIT_CHI2``, the data resolve what the weak
+form on the surrogate could not (offered the neighbouring powers, the weak form explained
+no more with them): cubic diffusion 0.02 d_xx(u³) over u ∈ [0.3, 1.5] was selected as
+−0.021 u_xx + 0.037 d_xx(u²), and the data fit 0.020 d_xx(u³) alone better by 27. The
+swap is returned instead (the best of them where several fit better), with
 
 - its coefficients from the refit (the surrogate trained under it, least squares on its
   weak form) and 95 % intervals by a bootstrap over that weak form's test functions,
@@ -14,11 +14,14 @@ instead (the best of them where several fit better), with
 - the term it brought in determined, the terms it replaced excluded (they leave the
   verdicts, their floors and the alternatives that hold them; those alternatives are
   refitted with the swap made in them, :func:`._refit._adopted`, so that the terms only
-  they held stay uncertain), every other verdict as it was; the swap's own refits then run on it like on any returned equation (its drops and
-  its own swaps: d_xx(u³) against d_xx(u⁴) and d_xx(u²)), which may make terms uncertain
-  again but swap nothing more;
+  they held stay uncertain; an added term leaves the alternatives without it the same
+  way), every other verdict as it was (an uncertain term stays uncertain even where no
+  alternative kept holds it); the swap's own refits then run on it like on any
+  returned equation (its drops and its own swaps: d_xx(u³) against d_xx(u⁴) and
+  d_xx(u²)), which may make terms uncertain again but swap nothing more;
 - the selected equation kept in ``FitRecord.adopted`` (``{"replaced", "by", "statistic",
-  "selected"}``) and on the Pareto front, no longer chosen.
+  "selected"}``; ``replaced`` empty for an added term) and on the Pareto front, no longer
+  chosen.
 """
 
 from __future__ import annotations
@@ -104,10 +107,13 @@ def adopt(
     kept = [
         alt
         for alt in record.alternatives
-        if alt.get("reason") != "fit" and not gone & set(alt["terms"])
-        and set(alt["terms"]) != set(names)
+        if alt.get("reason") != "fit" and set(alt["terms"]) != set(names)
+        and not (gone & set(alt["terms"]) if gone else other not in alt["terms"])
     ] + list(extra)  # fmt: skip
-    verdicts = {n: record.verdicts.get(n, "determined") for n in names}
+    # every other term keeps its verdict: an uncertain one stays so, whether or not an
+    # alternative kept holds it (Gray–Scott's twenty, uncertain beside a richer front)
+    verdicts = {k: v for k, v in record.verdicts.items() if k not in gone}
+    verdicts.update({n: verdicts.get(n, "determined") for n in names})
     verdicts[other] = "determined"
     for i, name in enumerate(names):  # an uncertain term kept: the swap without it too
         lacking = any(name not in alt["terms"] for alt in kept)
@@ -139,8 +145,11 @@ def adopt(
 def said(lhs: str, adopted: dict) -> str:
     """The warning for an equation returned in place of the selected one (:func:`adopt`)."""
     chosen = " + ".join(f"{c:.4g}*{t}" for t, c in adopted["selected"].items())
+    where = " + ".join(adopted["replaced"])
+    how = f"{adopted['by']} in place of {where}" if where else "the equation"
+    how += " better" if where else f" better with {adopted['by']} added"
     return (
-        f"{lhs}: the data fit {adopted['by']} in place of {' + '.join(adopted['replaced'])} "
-        f"better (likelihood ratio {-float(adopted['statistic']):.3g}), so the equation "
-        f"returned has it; the weak form selected {lhs} = {chosen.replace('+ -', '- ')}."
+        f"{lhs}: the data fit {how} (likelihood ratio "
+        f"{-float(adopted['statistic']):.3g}), so the equation returned has it; the weak "
+        f"form selected {lhs} = {chosen.replace('+ -', '- ')}."
     )

@@ -35,7 +35,10 @@ field the equation holds there are refitted with the next power alone in their p
 below) must be beaten by more than ``REFIT_CHI2``, two or more (−0.023 u_xx + 0.038
 d_xx(u²), a quadratic stand-in over u ∈ [0.3, 1.5] for 0.02 d_xx(u³)) must beat it. On
 noisy data a reaction power k ≥ 2 that is its field's only reaction power (u² alone) is
-refitted with the powers k ± 1 (u³, u), which must not fit better by ``REFIT_CHI2``.
+refitted with the powers k ± 1 (u³, u), which must not fit better by ``REFIT_CHI2``, and
+the uncertain terms the equation lacks are refitted added to it (:mod:`._swaps`). The
+swap or addition the data fit best, where they fit it better by more than ``REFIT_CHI2``,
+is returned in place of the equation and then checked itself (:mod:`._adopt`).
 
 Nothing is done for equations tied by ``pair`` rules or terms the candidate library does
 not hold; equations of one term are only swapped. A run whose tuning phase is shorter than
@@ -49,20 +52,19 @@ from __future__ import annotations
 import logging
 import math
 
-import numpy as np
-import sympy
 import torch
-from sympy.core.function import AppliedUndef
 
 from ..._seeds import child_seed
 from ..._trainer import adam
 from ...compile import compile_expressions
 from ...regress import MAX_ALTERNATIVES
-from .._library import distinct_functions, has_fitted_constants
+from .._library import distinct_functions
 from .._posed import observed_once
 from .._settings import LR_JOINT_SURROGATE, SHAPE_TOL_MIN
 from ._adopt import adopt
 from ._extract import shape_tolerance
+from ._swaps import additions
+from ._swaps import swaps as offered
 from ._tune import _lstsq
 from ._warmup import noise_ratio
 
@@ -180,7 +182,8 @@ def swapped(record, term, other: str, statistic: float, swap: dict, tie: bool = 
     other's the one it was excluded above — and the ``swap`` equation an alternative.
     Returns whether the verdicts changed."""
     replaced = (term,) if isinstance(term, str) else tuple(term)
-    record.refits[f"{' + '.join(replaced)} -> {other}"] = float(statistic)
+    key = f"{' + '.join(replaced)} -> {other}" if replaced else f"+ {other}"
+    record.refits[key] = float(statistic)
     if statistic >= (REFIT_CHI2 if tie else -REFIT_CHI2):
         return False
     for name in replaced:
@@ -206,131 +209,17 @@ def _weakest(record) -> list[str]:
     return sure[:REFIT_TERMS]
 
 
-def _curved(F, field, quantiles, tol: float, powers=()) -> bool:
-    """Whether ``F`` (a function of ``field``) departs from the best straight line — plus
-    the field's ``powers`` the equation holds beside it — by more than ``tol`` of its range
-    between the field's observed 1 % and 99 % quantiles: a function that nearly is a line
-    there (sin(0.25 u) over |u| < 3), or that the equation's own powers complete (sin u
-    beside u³ over |u| ≤ 1: u − u³/6), is no other model than the field itself, and the
-    refits' own differences decide which of the two fits better (Allen–Cahn and
-    FitzHugh–Nagumo's u came back uncertain on clean data)."""
-    z = sympy.Dummy("z")
-    f = sympy.lambdify(z, F.subs(field, z), "numpy")
-    x = np.linspace(float(quantiles[1]), float(quantiles[-2]), 201)
-    with np.errstate(all="ignore"):
-        y = np.broadcast_to(np.asarray(f(x), dtype=float), x.shape)
-    if not np.all(np.isfinite(y)) or np.ptp(y) <= 0.0:
-        return False
-    basis = np.stack([np.ones_like(x), x, *(x**k for k in powers)], axis=1)
-    fit = basis @ np.linalg.lstsq(basis, y, rcond=None)[0]
-    return float(np.max(np.abs(y - fit)) / np.ptp(y)) > tol
-
-
-def _power(F):
-    """(field, k) where ``F`` is a field to an integer power k ≥ 1, else None."""
-    if isinstance(F, AppliedUndef):
-        return F, 1
-    if isinstance(F, sympy.Pow) and isinstance(F.base, AppliedUndef) and F.exp.is_Integer:
-        return (F.base, int(F.exp)) if F.exp > 1 else None
-    return None
-
-
-def _function_of(F):
-    """The one field ``F`` is a non-polynomial function of (no derivative inside), else
-    None."""
-    fields = F.atoms(AppliedUndef)
-    if len(fields) != 1 or F.has(sympy.Derivative):
-        return None
-    field = next(iter(fields))
-    return None if F.is_polynomial(field) else field
-
-
-def _swaps(record, lib: dict, observed: dict, tol: float, noisy: bool = True) -> list:
-    """(replaced terms, other term, tie) to refit, ``other`` not in the equation: a
-    determined field itself (u) with each non-polynomial function of that field alone
-    among the candidates (``lib``: ``{short name: term}``) that is curved over the
-    observed values (:func:`_curved`); a determined such function, under a derivative or
-    not, with the field itself under the same derivative (``tie``: the function must fit
-    better); and the powers of a field
-    (:func:`_power_swaps`). On clean data (not ``noisy``) no field is swapped for a
-    function, no function under a derivative for the field and no reaction power for its
-    neighbours (the refits' own differences pass the cutoff there)."""
-    from ...ir import Term
-
-    out, groups, reactions = [], {}, {}
-
-    def beside(field) -> list[int]:  # the field's powers among the equation's reactions
-        held = [lib[t] for t in record.intervals]
-        powers = [_power(t.F) for t in held if not t.alpha]
-        return [p[1] for p in powers if p and p[0] == field and p[1] > 1]
-
-    for term in record.intervals:
-        mine = lib[term]
-        power, field = _power(mine.F), _function_of(mine.F)
-        if power and mine.alpha:
-            groups.setdefault((mine.alpha, power[0]), []).append((power[1], term))
-        elif power:
-            reactions.setdefault(power[0], []).append((power[1], term))
-        if record.verdicts.get(term) != "determined":
-            continue
-        if mine.alpha:
-            if field is not None and noisy and str(field.func) in observed:
-                out.append(((term,), Term(field, mine.alpha), True))
-            continue
-        seen = observed.get(str(getattr(power[0] if power else None, "func", "")), {})
-        for other in lib.values():
-            F, short = other.F, other.short()
-            if short in record.intervals or other.alpha:
-                continue
-            if power and power[1] == 1 and seen.get("quantiles") and noisy:
-                near = _function_of(F) == mine.F and not has_fitted_constants(other)
-                if near and _curved(F, mine.F, seen["quantiles"], tol, beside(mine.F)):
-                    out.append(((term,), other, False))
-            elif field == F and str(getattr(field, "func", "")) in observed:
-                out.append(((term,), other, True))
-    out += _power_swaps(record, groups, reactions if noisy else {})
-    return [(r, o, t) for r, o, t in out if o.short() not in record.intervals]
-
-
-def _power_swaps(record, groups: dict, reactions: dict) -> list:
-    """Under each derivative (``groups``: ``{(α, field): [(k, term)]}``), the powers of one
-    field the equation holds there, any determined, with the next power alone (``tie``
-    where it replaces more than one term: u_xx + d_xx(u²) must beat d_xx(u³)), and a single
-    power of at least 3 with the one below; a reaction power k ≥ 2 that is the only power
-    of its field among the reactions (``reactions``: ``{field: [(k, term)]}``), determined,
-    with k + 1 and k − 1 (u² alone with u³ and u: a logistic's u − u² is not swapped)."""
-    from ...ir import Term
-
-    out = []
-    for (alpha, field), held in groups.items():
-        held.sort()
-        if not any(record.verdicts.get(t) == "determined" for _, t in held):
-            continue
-        top = held[-1][0]
-        if len(held) > 1 or top > 1:
-            out.append((tuple(t for _, t in held), Term(field ** (top + 1), alpha), len(held) > 1))
-        if len(held) == 1 and top > 2:
-            out.append(((held[0][1],), Term(field ** (top - 1), alpha), False))
-    for field, held in reactions.items():
-        if len(held) != 1 or held[0][0] < 2 or record.verdicts.get(held[0][1]) != "determined":
-            continue
-        k, term = held[0]
-        out += [
-            ((term,), Term(field ** (k + 1), ()), False),
-            ((term,), Term(field ** (k - 1), ()), False),
-        ]
-    return out
-
-
 def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, adopt=True):
     """The refits of one equation (module notes); ``lib``: ``{short name: term}`` of the
     candidates; ``seen``: the observed values and the shape tolerance of the run's noise
-    (:func:`_curved`). With ``adopt``, the swap the data fit best, where they fit it better
+    (:func:`._swaps.curved`). With ``adopt``, the swap the data fit best, where they fit it better
     by more than ``REFIT_CHI2``, is returned in place of the equation (:mod:`._adopt`,
     then judged itself): returns that equation, else None."""
     lhs, n = record.lhs, len(state.data)
     terms = list(record.intervals)
-    drops, swaps = _weakest(record), _swaps(record, lib, *seen)
+    drops, swaps = _weakest(record), offered(record, lib, *seen)
+    if adopt and seen[-1]:  # noisy data: the uncertain terms the equation lacks, added
+        swaps += [((), lib[t], False) for t in additions(record, lib)]
     if not drops and not swaps:
         return None
     with_loss, with_coefs, _ = _refit(state, cands, e, [lib[t] for t in terms], start)
@@ -350,12 +239,12 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, ad
             )  # fmt: skip
     best = None
     for replaced, other, tie in swaps:  # each, so that every one the data prefer shows
-        at = terms.index(replaced[0])  # in the place of the first it replaces
+        at = terms.index(replaced[0]) if replaced else len(terms)  # where the first was
         kept = [lib[t] for t in terms if t not in replaced]
         support = [*kept[:at], other, *kept[at:]]
         value, coefs, system = statistic(support)
         swap = dict(zip([t.short() for t in support], coefs))
-        if swapped(record, replaced, other.short(), value, swap, tie):
+        if swapped(record, replaced, other.short(), value, swap, tie) and replaced:
             log.info(
                 "symweak: %s: the data fit %s with %s in place of %s (likelihood ratio "
                 "%.3g): uncertain", lhs, "as well" if tie else "better", other.short(),
@@ -391,8 +280,9 @@ def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, 
     lhs = state.problem.lhs[e]
     equation = adopt(record, lhs, support, coefs, G, b, found, seed, how, overlap, extra)
     log.info(
-        "symweak: %s: the data fit %s in place of %s better (likelihood ratio %.3g): "
-        "returned", record.lhs, other.short(), " + ".join(replaced), -value,
+        "symweak: %s: the data fit %s %s better (likelihood ratio %.3g): returned",
+        record.lhs, other.short(),
+        f"in place of {' + '.join(replaced)}" if replaced else "added", -value,
     )  # fmt: skip
     _judge(state, cands, e, record, start, lib, seen, adopt=False)
     return equation
@@ -400,13 +290,15 @@ def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, 
 
 def _substituted(record, replaced: tuple, other: str, mine: set, lib: dict) -> list:
     """The supports of ``record``'s alternatives (not the returned one) that hold a term of
-    ``replaced``, with ``other`` in their place; none equal to the swap ``mine``."""
+    ``replaced``, with ``other`` in their place (with none replaced, those that lack
+    ``other``, with it added); none equal to the swap ``mine``."""
     out: list = []
     for alt in record.alternatives:
         terms = list(alt["terms"])
-        if alt.get("reason") == "fit" or not set(replaced) & set(terms):
+        stale = set(replaced) & set(terms) if replaced else other not in terms
+        if alt.get("reason") == "fit" or not stale:
             continue
-        names = list(dict.fromkeys([other if t in replaced else t for t in terms]))
+        names = list(dict.fromkeys([other if t in replaced else t for t in terms] + [other]))
         if set(names) != mine and all(t in lib for t in names) and names not in out:
             out.append(names)
     return out[: REFIT_TERMS + 1]

@@ -1,0 +1,145 @@
+"""What the check on the data (:mod:`._refit`) refits in place of a returned equation's
+terms: functions for fields and fields for functions, neighbouring powers, and the
+uncertain terms the equation lacks (module notes of :mod:`._refit`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy
+from sympy.core.function import AppliedUndef
+
+from .._library import has_fitted_constants
+
+__all__ = ["additions", "curved", "swaps"]
+
+#: the uncertain terms refitted added to an equation, at most (as many as its drops)
+ADDITIONS = 2
+
+
+def curved(F, field, quantiles, tol: float, powers=()) -> bool:
+    """Whether ``F`` (a function of ``field``) departs from the best straight line — plus
+    the field's ``powers`` the equation holds beside it — by more than ``tol`` of its range
+    between the field's observed 1 % and 99 % quantiles: a function that nearly is a line
+    there (sin(0.25 u) over |u| < 3), or that the equation's own powers complete (sin u
+    beside u³ over |u| ≤ 1: u − u³/6), is no other model than the field itself, and the
+    refits' own differences decide which of the two fits better (Allen–Cahn and
+    FitzHugh–Nagumo's u came back uncertain on clean data)."""
+    z = sympy.Dummy("z")
+    f = sympy.lambdify(z, F.subs(field, z), "numpy")
+    x = np.linspace(float(quantiles[1]), float(quantiles[-2]), 201)
+    with np.errstate(all="ignore"):
+        y = np.broadcast_to(np.asarray(f(x), dtype=float), x.shape)
+    if not np.all(np.isfinite(y)) or np.ptp(y) <= 0.0:
+        return False
+    basis = np.stack([np.ones_like(x), x, *(x**k for k in powers)], axis=1)
+    fit = basis @ np.linalg.lstsq(basis, y, rcond=None)[0]
+    return float(np.max(np.abs(y - fit)) / np.ptp(y)) > tol
+
+
+def _power(F):
+    """(field, k) where ``F`` is a field to an integer power k ≥ 1, else None."""
+    if isinstance(F, AppliedUndef):
+        return F, 1
+    if isinstance(F, sympy.Pow) and isinstance(F.base, AppliedUndef) and F.exp.is_Integer:
+        return (F.base, int(F.exp)) if F.exp > 1 else None
+    return None
+
+
+def _function_of(F):
+    """The one field ``F`` is a non-polynomial function of (no derivative inside), else
+    None."""
+    fields = F.atoms(AppliedUndef)
+    if len(fields) != 1 or F.has(sympy.Derivative):
+        return None
+    field = next(iter(fields))
+    return None if F.is_polynomial(field) else field
+
+
+def swaps(record, lib: dict, observed: dict, tol: float, noisy: bool = True) -> list:
+    """(replaced terms, other term, tie) to refit, ``other`` not in the equation: a
+    determined field itself (u) with each non-polynomial function of that field alone
+    among the candidates (``lib``: ``{short name: term}``) that is curved over the
+    observed values (:func:`curved`); a determined such function, under a derivative or
+    not, with the field itself under the same derivative (``tie``: the function must fit
+    better); and the powers of a field
+    (:func:`_power_swaps`). On clean data (not ``noisy``) no field is swapped for a
+    function, no function under a derivative for the field and no reaction power for its
+    neighbours (the refits' own differences pass the cutoff there)."""
+    from ...ir import Term
+
+    out, groups, reactions = [], {}, {}
+
+    def beside(field) -> list[int]:  # the field's powers among the equation's reactions
+        held = [lib[t] for t in record.intervals]
+        powers = [_power(t.F) for t in held if not t.alpha]
+        return [p[1] for p in powers if p and p[0] == field and p[1] > 1]
+
+    for term in record.intervals:
+        mine = lib[term]
+        power, field = _power(mine.F), _function_of(mine.F)
+        if power and mine.alpha:
+            groups.setdefault((mine.alpha, power[0]), []).append((power[1], term))
+        elif power:
+            reactions.setdefault(power[0], []).append((power[1], term))
+        if record.verdicts.get(term) != "determined":
+            continue
+        if mine.alpha:
+            if field is not None and noisy and str(field.func) in observed:
+                out.append(((term,), Term(field, mine.alpha), True))
+            continue
+        seen = observed.get(str(getattr(power[0] if power else None, "func", "")), {})
+        for other in lib.values():
+            F, short = other.F, other.short()
+            if short in record.intervals or other.alpha:
+                continue
+            if power and power[1] == 1 and seen.get("quantiles") and noisy:
+                near = _function_of(F) == mine.F and not has_fitted_constants(other)
+                if near and curved(F, mine.F, seen["quantiles"], tol, beside(mine.F)):
+                    out.append(((term,), other, False))
+            elif field == F and str(getattr(field, "func", "")) in observed:
+                out.append(((term,), other, True))
+    out += _power_swaps(record, groups, reactions if noisy else {})
+    return [(r, o, t) for r, o, t in out if o.short() not in record.intervals]
+
+
+def _power_swaps(record, groups: dict, reactions: dict) -> list:
+    """Under each derivative (``groups``: ``{(α, field): [(k, term)]}``), the powers of one
+    field the equation holds there, any determined, with the next power alone (``tie``
+    where it replaces more than one term: u_xx + d_xx(u²) must beat d_xx(u³)), and a single
+    power of at least 3 with the one below; a reaction power k ≥ 2 that is the only power
+    of its field among the reactions (``reactions``: ``{field: [(k, term)]}``), determined,
+    with k + 1 and k − 1 (u² alone with u³ and u: a logistic's u − u² is not swapped)."""
+    from ...ir import Term
+
+    out = []
+    for (alpha, field), held in groups.items():
+        held.sort()
+        if not any(record.verdicts.get(t) == "determined" for _, t in held):
+            continue
+        top = held[-1][0]
+        if len(held) > 1 or top > 1:
+            out.append((tuple(t for _, t in held), Term(field ** (top + 1), alpha), len(held) > 1))
+        if len(held) == 1 and top > 2:
+            out.append(((held[0][1],), Term(field ** (top - 1), alpha), False))
+    for field, held in reactions.items():
+        if len(held) != 1 or held[0][0] < 2 or record.verdicts.get(held[0][1]) != "determined":
+            continue
+        k, term = held[0]
+        out += [
+            ((term,), Term(field ** (k + 1), ()), False),
+            ((term,), Term(field ** (k - 1), ()), False),
+        ]
+    return out
+
+
+def additions(record, lib: dict) -> list[str]:
+    """The uncertain terms of ``record`` its equation lacks (candidates only), those of the
+    closest alternatives first, at most ``ADDITIONS``: refitted added to the equation,
+    the data may fit it better by more than 10.83 (Nagumo's u³ beside u − u²)."""
+    out: list[str] = []
+    for alt in record.alternatives:
+        for t in alt["terms"]:
+            held = t in record.intervals or t in out or t not in lib
+            if not held and record.verdicts.get(t) == "uncertain":
+                out.append(t)
+    return out[:ADDITIONS]
