@@ -156,3 +156,62 @@ def test_cubic_diffusion_comes_back_as_the_cube_the_data_fit_better(tmp_path):
     assert (adopted["by"], adopted["replaced"]) == ("d_xx(u^3)", ["u_xx", "d_xx(u^2)"])
     assert any("the data fit d_xx(u^3) in place of u_xx + d_xx(u^2) better" in w
                for w in res.warnings())  # fmt: skip
+
+
+@pytest.mark.parametrize(("sign", "returned"), [(1.0, True), (-1.0, False)])
+def test_an_uncertain_term_the_data_fit_better_added_unless_ill_posed(monkeypatch, sign, returned):
+    """Noisy data: the equation's uncertain u_xx refitted added; the data fit it better by
+    far more than 10.83, and it is returned with it — never as a backward diffusion."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from symweak.discover.network import _refit
+
+    terms = {"u": 0.1, "u^2": -0.1}
+    record = FitRecord(
+        lhs="u_t", residual=0.05, method="mstls+tls",
+        intervals={t: sorted([c * 0.9, c * 1.1]) for t, c in terms.items()},
+        without={"u": 0.4, "u^2": 0.3},
+        verdicts={"u": "determined", "u^2": "determined", "u_xx": "uncertain"},
+        alternatives=[
+            {"terms": dict(terms), "held_out": 0.05, "margin": 0.0, "reason": "fit"},
+            {"terms": {**terms, "u_xx": 0.05}, "held_out": 0.049, "margin": 0.3,
+             "reason": "fit+1"},
+        ],
+    )  # fmt: skip
+    rng = np.random.default_rng(0)
+    G, b = rng.normal(size=(40, 3)), rng.normal(size=40)
+
+    def fake(state, cands, e, cols, start):
+        key = tuple(t.short() for t in cols)
+        loss = {("u", "u^2", "u_xx"): 0.009, ("u", "u^2"): 0.0101}.get(key, 0.02)
+        return loss, [0.1, -0.1, 0.05 * sign][: len(cols)], (G[:, : len(cols)], b)
+
+    monkeypatch.setattr(_refit, "_refit", fake)
+    observed = {"u": {"quantiles": list(np.linspace(0.0, 1.0, 101)), "noise": 0.01}}
+    state = SimpleNamespace(
+        history=SimpleNamespace(fits=[record], phases={"warmup": SimpleNamespace(noise={"u": 0.1})},
+                                observed=observed),
+        problem=SimpleNamespace(lhs=parse_terms("u_t", "t,x", "u"), seed=0),
+        surrogate=torch.nn.Linear(2, 1), interrupted=False,
+        config=SimpleNamespace(training=SimpleNamespace(tune_epochs=200),
+                               selection=SimpleNamespace(complexity="terms")),
+    )  # fmt: skip
+
+    class _Data:
+        _gen = torch.Generator()
+
+        def __len__(self):
+            return 2000
+
+    state.data = _Data()
+    cands = SimpleNamespace(library=parse_terms("u, u^2, u_xx", "t,x", "u"), ties=[])
+    (eq,) = _refit.check(state, cands, ["selected"])
+    assert record.refits["+ u_xx"] == pytest.approx(2000 * (0.009 - 0.0101) / 0.0101)
+    if returned:
+        assert eq.short() == "u_t = 0.1*u - 0.1*u^2 + 0.05*u_xx"
+        assert record.verdicts["u_xx"] == "determined"
+    else:  # u_t = ... − 0.05 u_xx is a backward diffusion: the selected equation stays
+        assert eq == "selected" and record.adopted == {}
+        assert record.verdicts["u_xx"] == "uncertain"

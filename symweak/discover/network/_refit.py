@@ -57,9 +57,10 @@ import torch
 from ..._seeds import child_seed
 from ..._trainer import adam
 from ...compile import compile_expressions
+from ...ir import Equation
 from ...regress import MAX_ALTERNATIVES
 from .._library import distinct_functions
-from .._posed import observed_once
+from .._posed import ill_posed, observed_once
 from .._settings import LR_JOINT_SURROGATE, SHAPE_TOL_MIN
 from ._adopt import adopt
 from ._extract import shape_tolerance
@@ -218,7 +219,7 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, ad
     lhs, n = record.lhs, len(state.data)
     terms = list(record.intervals)
     drops, swaps = _weakest(record), offered(record, lib, *seen)
-    if adopt and seen[-1]:  # noisy data: the uncertain terms the equation lacks, added
+    if adopt and seen[-1] and not record.richer:  # noisy data: uncertain terms added
         swaps += [((), lib[t], False) for t in additions(record, lib)]
     if not drops and not swaps:
         return None
@@ -237,7 +238,7 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, ad
                 "symweak: %s: the data fit as well without %s (likelihood ratio %.3g < "
                 "%.3g): uncertain", lhs, term, value, REFIT_CHI2,
             )  # fmt: skip
-    best = None
+    better = []
     for replaced, other, tie in swaps:  # each, so that every one the data prefer shows
         at = terms.index(replaced[0]) if replaced else len(terms)  # where the first was
         kept = [lib[t] for t in terms if t not in replaced]
@@ -250,11 +251,13 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, ad
                 "%.3g): uncertain", lhs, "as well" if tie else "better", other.short(),
                 " + ".join(replaced), -value,
             )  # fmt: skip
-        if value < -REFIT_CHI2 and (best is None or value < best[0]):
-            best = (value, replaced, other, support, coefs, system, with_loss)
-    if best is None or not adopt:
-        return None
-    return _adopted(state, cands, e, record, start, lib, seen, best)
+        if value < -REFIT_CHI2:
+            better.append((value, replaced, other, support, coefs, system, with_loss))
+    for best in sorted(better, key=lambda b: b[0]) if adopt else ():
+        equation = Equation(state.problem.lhs[e], dict(zip(best[3], best[4])))
+        if ill_posed(equation, seen[0]) is None:  # never a backward diffusion
+            return _adopted(state, cands, e, record, start, lib, seen, best)
+    return None
 
 
 def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, best):
