@@ -64,6 +64,9 @@ def test_the_swap_is_returned_with_its_intervals_and_the_selected_equation_kept(
     assert record.alternatives[1]["margin"] == 0.7
     lo, hi = record.intervals["d_xx(u^3)"]
     assert lo < 0.0201 < hi and hi - lo < 1e-4
+    # u's interval holds its interval in the selected equation too
+    lo, hi = record.intervals["u"]
+    assert lo <= 0.000203 * 0.9 and hi >= 0.000203 * 1.1
     assert record.residual == pytest.approx(
         np.linalg.norm(G @ [0.0002, 0.0201] - b) / np.linalg.norm(b), rel=1e-9
     )

@@ -10,7 +10,8 @@ swap is returned instead (the best of them where several fit better), with
 
 - its coefficients from the refit (the surrogate trained under it, least squares on its
   weak form) and 95 % intervals by a bootstrap over that weak form's test functions,
-  widened by their overlap as the final fit's are;
+  widened by their overlap as the final fit's are, and to hold each term's interval in
+  the selected equation and its coefficients in that equation's alternatives;
 - the term it brought in determined, the terms it replaced excluded (they leave the
   verdicts, their floors and the alternatives that hold them; those alternatives are
   refitted with the swap made in them, :func:`._refit._adopted`, so that the terms only
@@ -65,6 +66,23 @@ def _without(G, b, names: list, i: int, alternatives: list) -> dict:
     }
 
 
+def _hulls(record, names: list, lo, hi) -> dict:
+    """Each term's bootstrap interval on the swap's refit, widened to hold its interval in
+    the selected equation and its coefficients in the selected equation's alternatives:
+    where the weak form and the data disagree on a term's size, the interval says so
+    (tanh damping's added u_xx: 0.146 on the data, 0.027 in the weak form's alternative,
+    0.1 the truth)."""
+    seen: dict = {}
+    for alt in record.alternatives:
+        for t, c in alt["terms"].items():
+            seen.setdefault(t, []).append(float(c))
+    out = {}
+    for n, x, y in zip(names, lo, hi):
+        values = [float(x), float(y), *record.intervals.get(n, []), *seen.get(n, [])]
+        out[n] = [min(values), max(values)]
+    return out
+
+
 def adopt(
     record,
     lhs,
@@ -101,7 +119,7 @@ def adopt(
         "statistic": float(statistic),
         "selected": selected,
     }
-    record.intervals = {n: [float(x), float(y)] for n, x, y in zip(names, lo, hi)}
+    record.intervals = _hulls(record, names, lo, hi)
     record.residual = residual
     gone = set(replaced)
     kept = [
