@@ -7,7 +7,13 @@ import pytest
 import symweak
 from symweak.discover import Discovery
 from symweak.discover._history import FitRecord, History
-from symweak.discover._pointwise import CONTRADICTED, check_pointwise, time_series_check
+from symweak.discover._pointwise import (
+    CONTRADICTED,
+    WORSE_THAN_NONE,
+    check_pointwise,
+    contradicted,
+    time_series_check,
+)
 from symweak.grammar import parse_equation
 from symweak.ir import System
 
@@ -98,3 +104,13 @@ def test_an_equation_the_time_series_bear_out_keeps_its_verdicts():
     assert res.excluded == {"u_xx": 0.3, "u^2": 0.1}
     assert res.history.fits[0].time_series["unexplained"] < 1e-3
     assert not any("couples no neighbouring points" in w for w in res.warnings())
+
+
+def test_an_equation_worse_than_none_is_contradicted_at_any_noise():
+    """At 30 % noise the reading's error accounts for more than the whole derivative, yet
+    u_t = +0.5 u leaves more unexplained than u_t = 0 does: contradicted; the truth not."""
+    obs = _observations(decay, noise=0.3)
+    wrong, right = _check(obs, "u_t = 0.5*u"), _check(obs, "u_t = -0.5*u")
+    assert wrong["unexplained"] < 2 * wrong["noise"]  # the noise rule alone would pass it
+    assert wrong["unexplained"] > WORSE_THAN_NONE and contradicted(wrong)
+    assert right["unexplained"] < 1.0 and not contradicted(right)
