@@ -178,19 +178,24 @@ def _diffusing():
 
 
 class _Exact(torch.nn.Module):
-    """A surrogate that is the field itself (its derivatives exact)."""
+    """A surrogate that is the field itself (its derivatives exact), or ``off`` times it."""
 
     coord_names, field_names = ("t", "x"), ("u",)
     lo, device = torch.zeros(2, dtype=torch.float64), torch.device("cpu")
 
+    def __init__(self, off: float = 1.0):
+        super().__init__()
+        self.off = off
+
     def forward(self, x):
-        return _modes(x[:, 0], x[:, 1])[:, None]
+        return self.off * _modes(x[:, 0], x[:, 1])[:, None]
 
 
 @pytest.mark.parametrize(
     ("size", "contradicted", "returned"),
-    [(0.05, False, True), (-0.05, False, False), (0.05, True, False), (1.0, True, True)],
-)
+    [(0.05, False, True), (-0.05, False, False), (0.05, True, False), (1.0, True, True),
+     (1.0, "off", False)],
+)  # fmt: skip
 def test_an_uncertain_term_the_data_fit_better_added_unless_ill_posed(
     monkeypatch, size, contradicted, returned
 ):
@@ -198,8 +203,9 @@ def test_an_uncertain_term_the_data_fit_better_added_unless_ill_posed(
     far more than 10.83, and it is returned with it — never as a backward diffusion; and
     where the data's own time series (u_t = u_xx) contradict the pointwise equation
     selected, only if they do not contradict the equation with u_xx too (its u_xx read
-    from the surrogate): 0.05 u_xx explains them no better (Swift–Hohenberg on clean
-    points), 1.0 u_xx does."""
+    from the surrogate) and the surrogate follows them: 0.05 u_xx explains them no better
+    (Swift–Hohenberg on clean points), 1.0 u_xx does — not read from a surrogate 0.8
+    times the field."""
     from types import SimpleNamespace
 
     from symweak.discover.network import _refit
@@ -232,7 +238,7 @@ def test_an_uncertain_term_the_data_fit_better_added_unless_ill_posed(
         problem=SimpleNamespace(lhs=parse_terms("u_t", "t,x", "u"), seed=0,
                                 obs=_diffusing() if contradicted else None,
                                 fields=[sympy.Function("u")(*sympy.symbols("t x"))]),
-        surrogate=_Exact(), interrupted=False,
+        surrogate=_Exact(0.8 if contradicted == "off" else 1.0), interrupted=False,
         config=SimpleNamespace(training=SimpleNamespace(tune_epochs=200),
                                selection=SimpleNamespace(complexity="terms")),
     )  # fmt: skip
