@@ -260,3 +260,74 @@ def test_an_uncertain_term_the_data_fit_better_added_unless_ill_posed(
     else:  # u_t = ... − 0.05 u_xx is a backward diffusion: the selected equation stays
         assert eq is selected and record.adopted == {}
         assert record.verdicts["u_xx"] == "uncertain"
+
+
+@pytest.mark.parametrize(("function_loss", "returned"), [(0.01005, True), (0.0100, False)])
+def test_an_uncertain_function_the_data_fit_no_better_than_its_field_gives_way(
+    monkeypatch, function_loss, returned
+):
+    """An uncertain sin(u) (the weak form cannot tell it from u) is refitted with u in its
+    place, on clean data too: where the data fit sin(u) better by 2000·(0.0101 −
+    0.01005)/0.01005 = 9.95 < 10.83, the field is returned, both uncertain; by
+    2000·(0.0101 − 0.0100)/0.0100 = 20, sin(u) stays."""
+    from types import SimpleNamespace
+
+    from symweak.discover.network import _refit
+
+    terms = {"sin(u)": -0.3, "u_xx": 0.15}
+    record = FitRecord(
+        lhs="u_t", residual=0.05, method="mstls+tls",
+        intervals={t: sorted([c * 0.9, c * 1.1]) for t, c in terms.items()},
+        without={"sin(u)": 0.4, "u_xx": 0.3},
+        verdicts={"sin(u)": "uncertain", "u_xx": "determined", "u": "uncertain"},
+        alternatives=[
+            {"terms": dict(terms), "held_out": 0.05, "margin": 0.0, "reason": "fit"},
+            {"terms": {"u": -0.29, "u_xx": 0.15}, "held_out": 0.0502, "margin": 0.4,
+             "reason": "fit+1"},
+        ],
+    )  # fmt: skip
+    rng = np.random.default_rng(0)
+    G, b = rng.normal(size=(40, 2)), rng.normal(size=40)
+
+    def fake(state, cands, e, cols, start):
+        key = tuple(t.short() for t in cols)
+        loss = {("sin(u)", "u_xx"): function_loss, ("u", "u_xx"): 0.0101}.get(key, 0.02)
+        return loss, [-0.3, 0.15][: len(cols)], (G[:, : len(cols)], b)
+
+    monkeypatch.setattr(_refit, "_refit", fake)
+    observed = {"u": {"quantiles": list(np.linspace(-1.0, 1.0, 101)), "noise": 0.0}}
+    state = SimpleNamespace(
+        history=SimpleNamespace(fits=[record], phases={"warmup": SimpleNamespace(noise={"u": 0.0})},
+                                observed=observed),
+        problem=SimpleNamespace(lhs=parse_terms("u_t", "t,x", "u"), seed=0, obs=None),
+        surrogate=torch.nn.Linear(2, 1), interrupted=False,
+        config=SimpleNamespace(training=SimpleNamespace(tune_epochs=200),
+                               selection=SimpleNamespace(complexity="terms")),
+    )  # fmt: skip
+
+    class _Data:
+        _gen = torch.Generator()
+
+        def __len__(self):
+            return 2000
+
+    state.data = _Data()
+    cands = SimpleNamespace(library=parse_terms("u, sin(u), u_xx", "t,x", "u"), ties=[])
+    selected = parse_equation("u_t = -0.3*sin(u) + 0.15*u_xx", coords="t,x")
+    (eq,) = _refit.check(state, cands, [selected])
+    statistic = 2000 * (0.0101 - function_loss) / function_loss
+    assert record.refits["sin(u) -> u"] == pytest.approx(statistic)
+    if not returned:
+        assert eq is selected and record.adopted == {}
+        assert record.verdicts["sin(u)"] == "uncertain"
+        return
+    assert eq.short() == "u_t = -0.3*u + 0.15*u_xx"
+    assert record.adopted["tie"] is True and record.adopted["by"] == "u"
+    assert record.verdicts["u"] == "uncertain" and record.verdicts["sin(u)"] == "uncertain"
+    assert {"sin(u)", "u_xx"} in [set(a["terms"]) for a in record.alternatives[1:]]
+    res = Discovery(System([eq]), history=History(fits=[record]), settings={"coords": ["t", "x"]})
+    assert any(
+        "the data fit u in place of sin(u) as well (the function fits better by a likelihood "
+        "ratio of 9.95, below 10.83)" in w
+        for w in res.warnings()
+    ), res.warnings()

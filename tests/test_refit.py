@@ -13,6 +13,7 @@ from symweak.discover import Discovery
 from symweak.discover._history import FitRecord, History
 from symweak.discover.network import _refit, _swaps
 from symweak.discover.network._refit import REFIT_CHI2, REFIT_EPOCHS, check, swapped, verdict
+from symweak.discover.network._swaps import READABLE
 from symweak.grammar import parse_equation, parse_terms
 from symweak.ir import System
 
@@ -292,7 +293,7 @@ def _returned(terms: dict) -> FitRecord:
     ("returned", "expected"),
     [
         # a function of the field is refitted with the field itself (it must fit better)
-        ({"sin(0.8*u)": -0.4, "u_xx": 0.14}, [(("sin(0.8*u)",), "u", True)]),
+        ({"sin(0.8*u)": -0.4, "u_xx": 0.14}, [(("sin(0.8*u)",), "u", READABLE)]),
         # a power under a derivative with the next power (in the library or not) and, from
         # the cube up, the one below
         ({"d_xx(u^2)": 0.07}, [(("d_xx(u^2)",), "d_xx(u^3)", False)]),
@@ -314,7 +315,7 @@ def _returned(terms: dict) -> FitRecord:
         # better: damped heat's u_xx read as d_xx(sin u))
         (
             {"d_xx(sin(u))": 0.17, "u": -0.3},
-            [(("d_xx(sin(u))",), "u_xx", True), (("u",), "sin(u)", False)],
+            [(("d_xx(sin(u))",), "u_xx", READABLE), (("u",), "sin(u)", False)],
         ),
         # the field with a function of it (not one with a fitted constant inside)
         ({"u": -0.3, "u_xx": 0.15}, [(("u",), "sin(u)", False)]),

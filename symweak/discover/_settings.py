@@ -85,3 +85,6 @@ BOOTSTRAP_RESAMPLES = 200
 #: intervals of right supports missed the truth, by 0.06–2.4 % of the estimate; 1 with
 #: this floor)
 INTERVAL_PRECISION = 0.02
+#: the likelihood ratio a term must reach on the data to stay determined, and a swap to be
+#: returned (χ² with one degree of freedom at 99.9 %; :mod:`.network._refit`)
+REFIT_CHI2 = 10.83

@@ -31,7 +31,7 @@ import numpy as np
 
 from ...ir import Equation
 from ...regress import bootstrap_intervals, term_complexity
-from .._settings import BOOTSTRAP_RESAMPLES
+from .._settings import BOOTSTRAP_RESAMPLES, REFIT_CHI2
 
 __all__ = ["adopt", "said"]
 
@@ -83,6 +83,18 @@ def _hulls(record, names: list, lo, hi) -> dict:
     return out
 
 
+def _kept(record, names: list, other: str, gone: set, tie: bool, extra) -> list:
+    """The alternatives of ``record`` kept beside the swap ``names``: not the selected fit
+    nor the swap itself, none holding a replaced term (``gone``; with none replaced, none
+    without the added ``other``; with ``tie``, all), then ``extra``."""
+    return [
+        alt
+        for alt in record.alternatives
+        if alt.get("reason") != "fit" and set(alt["terms"]) != set(names)
+        and (tie or not (gone & set(alt["terms"]) if gone else other not in alt["terms"]))
+    ] + list(extra)  # fmt: skip
+
+
 def adopt(
     record,
     lhs,
@@ -95,15 +107,20 @@ def adopt(
     how,
     overlap=None,
     extra=(),
+    selected=None,
 ) -> Equation:
     """Make the swap ``support`` (terms, in order) with ``coefs`` (its refit's, on the weak
     system ``G``, ``b`` of that refit) the returned equation of ``record`` (module notes);
     ``found`` = (statistic, replaced term names, the term brought in); ``overlap``: the
     correlation of that system's test functions, which widens the intervals as the final
     fit's (:func:`~symweak.regress.bootstrap_intervals`); ``extra``: alternatives of the
-    swap (the selected equation's, with the swap made in them). Returns the equation with
-    left-hand side ``lhs``."""
-    statistic, replaced, other = found
+    swap (the selected equation's, with the swap made in them); ``selected``: the selected
+    equation (``{term: coefficient}``; else the record's fit). With ``found[3]`` (a tie:
+    the field returned in place of an uncertain function of it that the data fit no
+    better) nothing is excluded, the field stays uncertain, and the selected equation
+    becomes an alternative. Returns the equation with left-hand side ``lhs``."""
+    statistic, replaced, other = found[:3]
+    tie = bool(found[3]) if len(found) > 3 else False
     names = [t.short() for t in support]
     G, b, coefs = np.asarray(G), np.asarray(b), np.asarray(coefs, dtype=float)
     lo, hi = bootstrap_intervals(
@@ -112,27 +129,28 @@ def adopt(
     )  # fmt: skip
     residual = float(np.linalg.norm(G @ coefs - b) / max(float(np.linalg.norm(b)), 1e-300))
     terms = dict(zip(names, coefs.tolist()))
-    selected = _selected(record)
+    selected = _selected(record) if selected is None else dict(selected)
     record.adopted = {
         "replaced": list(replaced),
         "by": other,
         "statistic": float(statistic),
         "selected": selected,
     }
+    if tie:
+        record.adopted["tie"] = True
     record.intervals = _hulls(record, names, lo, hi)
     record.residual = residual
-    gone = set(replaced)
-    kept = [
-        alt
-        for alt in record.alternatives
-        if alt.get("reason") != "fit" and set(alt["terms"]) != set(names)
-        and not (gone & set(alt["terms"]) if gone else other not in alt["terms"])
-    ] + list(extra)  # fmt: skip
+    gone = set() if tie else set(replaced)
+    kept = _kept(record, names, other, gone, tie, extra)
+    if tie:  # the data cannot tell: the selected equation is one of the alternatives
+        margin = 1.0 - max(float(statistic), 0.0) / REFIT_CHI2
+        entry = {"terms": selected, "held_out": record.residual, "reason": "data"}
+        kept.insert(0, {**entry, "margin": margin})
     # every other term keeps its verdict: an uncertain one stays so, whether or not an
     # alternative kept holds it (Gray–Scott's twenty, uncertain beside a richer front)
     verdicts = {k: v for k, v in record.verdicts.items() if k not in gone}
     verdicts.update({n: verdicts.get(n, "determined") for n in names})
-    verdicts[other] = "determined"
+    verdicts[other] = "uncertain" if tie else "determined"
     for i, name in enumerate(names):  # an uncertain term kept: the swap without it too
         lacking = any(name not in alt["terms"] for alt in kept)
         if verdicts[name] == "uncertain" and len(names) > 1 and not lacking:
@@ -148,22 +166,36 @@ def adopt(
             store.pop(name, None)
     for name in (other, *names):
         record.excluded.pop(name, None)
+    _front(record, support, terms, residual, how)
+    return Equation(lhs, dict(zip(support, coefs.tolist())))
+
+
+def _front(record, support: list, terms: dict, residual: float, how) -> None:
+    """The swap on ``record``'s Pareto front, chosen; the selected equation stays on it."""
     weights = term_complexity(support, how)
     point = {
         "terms": terms,
-        "complexity": float(np.sum(weights)) if weights is not None else float(len(names)),
+        "complexity": float(np.sum(weights)) if weights is not None else float(len(terms)),
         "held_out": residual,
         "chosen": True,
     }
     front = [{**p, "chosen": False} for p in record.pareto]
     record.pareto = sorted([*front, point], key=lambda p: float(p["complexity"]))
-    return Equation(lhs, dict(zip(support, coefs.tolist())))
 
 
 def said(lhs: str, adopted: dict) -> str:
     """The warning for an equation returned in place of the selected one (:func:`adopt`)."""
     chosen = " + ".join(f"{c:.4g}*{t}" for t, c in adopted["selected"].items())
     where = " + ".join(adopted["replaced"])
+    if adopted.get("tie"):
+        value = float(adopted["statistic"])
+        which = "the function" if value > 0 else "the field"
+        return (
+            f"{lhs}: the data fit {adopted['by']} in place of {where} as well ({which} fits "
+            f"better by a likelihood ratio of {abs(value):.3g}, below {REFIT_CHI2}), so the "
+            f"equation returned has the field; both stay uncertain. The weak form selected "
+            f"{lhs} = {chosen.replace('+ -', '- ')}."
+        )
     how = f"{adopted['by']} in place of {where}" if where else "the equation"
     how += " better" if where else f" better with {adopted['by']} added"
     return (

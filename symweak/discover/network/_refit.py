@@ -28,8 +28,10 @@ zoo's tanh damping at σ = 0.2, seed 1, came back as −0.706 u; the data fit �
 better by 13.6). A function that fits only as well changes nothing (sin u beside u² fits
 Fisher–KPP's u ∈ [0, 1] as well as u does: the readable term stays). The other way round, a
 reaction term that is such a function is refitted with the field itself, and must fit
-better by ``REFIT_CHI2`` (else both are uncertain); on noisy data so is such a function
-under a derivative (d_xx(sin u) with u_xx). Under each derivative, the powers of a
+better by ``REFIT_CHI2`` (else both are uncertain, and a function of a multiple of the
+field gives way to it: the field is returned); on noisy data so is such a function
+under a derivative (d_xx(sin u) with u_xx), and on any data such a function the verdicts
+call uncertain. Under each derivative, the powers of a
 field the equation holds there are refitted with the next power alone in their place
 (in the library or not): one power (d_x(u²) → d_x(u³), and from the cube up the one
 below) must be beaten by more than ``REFIT_CHI2``, two or more (−0.023 u_xx + 0.038
@@ -68,11 +70,11 @@ from ...regress import MAX_ALTERNATIVES
 from .._library import distinct_functions
 from .._pointwise import contradicted, time_series_check
 from .._posed import ill_posed, observed_once
-from .._settings import LR_JOINT_SURROGATE, SHAPE_TOL_MIN
+from .._settings import LR_JOINT_SURROGATE, REFIT_CHI2, SHAPE_TOL_MIN
 from ._adopt import adopt
 from ._extract import shape_tolerance
 from ._strong import evaluator, readable
-from ._swaps import additions
+from ._swaps import READABLE, additions
 from ._swaps import swaps as offered
 from ._tune import _lstsq
 from ._warmup import noise_ratio
@@ -93,9 +95,6 @@ log = logging.getLogger("symweak")
 REFIT_EPOCHS = 50
 #: weight of the equation's weak form beside the data in a refit
 REFIT_LAMBDA = 1.0
-#: the likelihood ratio a term must reach to stay determined (χ² with one degree of
-#: freedom at 99.9 %)
-REFIT_CHI2 = 10.83
 #: the weakest determined terms checked per equation
 REFIT_TERMS = 2
 #: where the data's own time series contradict the selected pointwise equation, a swap is
@@ -224,19 +223,20 @@ def _weakest(record) -> list[str]:
     return sure[:REFIT_TERMS]
 
 
-def _judge(
-    state, cands, e: int, record, start: dict, lib: dict, seen: tuple, adopt=True, verify=False
-):
+def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, selected=None):
     """The refits of one equation (module notes); ``lib``: ``{short name: term}`` of the
     candidates; ``seen``: the observed values and the shape tolerance of the run's noise
-    (:func:`._swaps.curved`). With ``adopt``, the swap the data fit best, where they fit it better
-    by more than ``REFIT_CHI2``, is returned in place of the equation (:mod:`._adopt`,
-    then judged itself) — with ``verify`` (the data's own time series contradict the
-    equation) only if they do not contradict the swap (:func:`_explains`): returns that
+    (:func:`._swaps.curved`). With ``selected`` (the returned equation), the swap the data
+    fit best, where they fit it better by more than ``REFIT_CHI2``, is returned in place
+    of it (:mod:`._adopt`, then judged itself) — where the data's own time series
+    contradict ``selected``, only if they do not contradict the swap (:func:`_explains`):
+    returns that
     equation, else None."""
     lhs, n = record.lhs, len(state.data)
     terms = list(record.intervals)
     drops, swaps = _weakest(record), offered(record, lib, *seen)
+    adopt = selected is not None
+    verify = adopt and _contradicted(state.problem, selected)
     if adopt and seen[-1] and not record.richer:  # noisy data: uncertain terms added
         swaps += [((), lib[t], False) for t in additions(record, lib)]
     if not drops and not swaps:
@@ -269,14 +269,14 @@ def _judge(
                 "%.3g): uncertain", lhs, "as well" if tie else "better", other.short(),
                 " + ".join(replaced), -value,
             )  # fmt: skip
-        if value < -REFIT_CHI2:
-            better.append((value, replaced, other, support, coefs, system, with_loss))
+        if value < (REFIT_CHI2 if tie == READABLE else -REFIT_CHI2):
+            better.append((value, replaced, other, support, coefs, system, with_loss, tie))
     for best in sorted(better, key=lambda b: b[0]) if adopt else ():
         equation = Equation(state.problem.lhs[e], dict(zip(best[3], best[4])))
         if ill_posed(equation, seen[0]) is not None:  # never a backward diffusion
             continue
         if not verify or _explains(state, cands, e, start, best[3], equation):
-            return _adopted(state, cands, e, record, start, lib, seen, best)
+            return _adopted(state, cands, e, record, start, lib, seen, best, selected)
     return None
 
 
@@ -309,34 +309,43 @@ def _explains(state, cands, e: int, start: dict, support: list, equation) -> boo
     return explained
 
 
-def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, best):
+def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, best, selected):
     """Return the swap ``best`` in place of equation ``e`` (:mod:`._adopt`) and judge it.
     The selected equation's alternatives that hold a replaced term are refitted with the
     swap made in them too (at most ``REFIT_TERMS`` + 1): the terms only they held stay
     uncertain beside the swap (tanh damping's u_xx beside tanh u)."""
-    value, replaced, other, support, coefs, (G, b), with_loss = best
+    value, replaced, other, support, coefs, (G, b), with_loss, tie = best
+    tie = tie == READABLE  # as well, not better: the selected equation stays an alternative
     lib = {**lib, other.short(): other}
     n, mine = len(state.data), {t.short() for t in support}
     swap_loss = with_loss * (1.0 + value / n)
     extra = []
-    for names in _substituted(record, replaced, other.short(), mine, lib):
+    for names in () if tie else _substituted(record, replaced, other.short(), mine, lib):
         loss, alt_coefs, _ = _refit(state, cands, e, [lib[t] for t in names], start)
         stat = n * (loss - swap_loss) / max(swap_loss, 1e-300)
         entry = {"terms": dict(zip(names, alt_coefs)), "held_out": record.residual}
         extra.append({**entry, "margin": 1.0 - stat / REFIT_CHI2, "reason": "data"})
     seed = child_seed(state.problem.seed, "stability") + 1 + e
     how = state.config.selection.complexity
-    found = (value, replaced, other.short())
+    found = (value, replaced, other.short(), tie)
     tests = getattr(state, "tests", None)  # the refits' test functions (the tuning phase's)
     overlap = tests.overlap() if tests is not None else None
     lhs = state.problem.lhs[e]
-    equation = adopt(record, lhs, support, coefs, G, b, found, seed, how, overlap, extra)
-    log.info(
-        "symweak: %s: the data fit %s %s better (likelihood ratio %.3g): returned",
-        record.lhs, other.short(),
-        f"in place of {' + '.join(replaced)}" if replaced else "added", -value,
+    chosen = (
+        {t.short(): float(c) for t, c in selected.coefficients.items()}
+        if isinstance(selected, Equation)
+        else None
+    )
+    equation = adopt(
+        record, lhs, support, coefs, G, b, found, seed, how, overlap, extra, chosen
     )  # fmt: skip
-    _judge(state, cands, e, record, start, lib, seen, adopt=False)
+    log.info(
+        "symweak: %s: the data fit %s %s %s (likelihood ratio %.3g): returned",
+        record.lhs, other.short(),
+        f"in place of {' + '.join(replaced)}" if replaced else "added",
+        "as well" if tie else "better", -value,
+    )  # fmt: skip
+    _judge(state, cands, e, record, start, lib, seen)
     return equation
 
 
@@ -391,8 +400,7 @@ def check(state, cands, equations: list) -> list:
         for e, (lhs, record) in enumerate(zip(state.problem.lhs, records)):
             if lhs in tied or any(t not in lib for t in record.intervals):
                 continue
-            verify = _contradicted(state.problem, equations[e])
-            found = _judge(state, cands, e, record, start, lib, seen, verify=verify)
+            found = _judge(state, cands, e, record, start, lib, seen, equations[e])
             equations[e] = found or equations[e]
     finally:
         state.surrogate.load_state_dict(start)

@@ -10,10 +10,13 @@ from sympy.core.function import AppliedUndef
 
 from .._library import has_fitted_constants
 
-__all__ = ["additions", "curved", "swaps"]
+__all__ = ["READABLE", "additions", "curved", "swaps"]
 
 #: the uncertain terms refitted added to an equation, at most (as many as its drops)
 ADDITIONS = 2
+#: the ``tie`` of an uncertain function swapped for its field: returned unless the data
+#: fit the function better by the cutoff
+READABLE = "readable"
 
 
 def curved(F, field, quantiles, tol: float, powers=()) -> bool:
@@ -55,14 +58,38 @@ def _function_of(F):
     return None if F.is_polynomial(field) else field
 
 
+def _of_linear(F) -> bool:
+    """Whether ``F`` is a function applied to a multiple of one field (sin(0.8 u), tanh
+    u): its field is its first-order stand-in (sin(u)³ is not)."""
+    if not isinstance(F, sympy.Function) or isinstance(F, AppliedUndef) or len(F.args) != 1:
+        return False
+    (arg,) = F.args
+    fields = arg.atoms(AppliedUndef)
+    if len(fields) != 1:
+        return False
+    field = next(iter(fields))
+    return bool(arg.is_polynomial(field)) and sympy.degree(arg, field) == 1
+
+
+def _tie(F):
+    """The ``tie`` of a function ``F`` swapped for its field: :data:`READABLE` (the field
+    returned unless the function fits better) where the field is its first-order
+    stand-in, else True (both uncertain)."""
+    return READABLE if _of_linear(F) else True
+
+
 def swaps(record, lib: dict, observed: dict, tol: float, noisy: bool = True) -> list:
     """(replaced terms, other term, tie) to refit, ``other`` not in the equation: a
     determined field itself (u) with each non-polynomial function of that field alone
     among the candidates (``lib``: ``{short name: term}``) that is curved over the
     observed values (:func:`curved`); a determined such function, under a derivative or
     not, with the field itself under the same derivative (``tie``: the function must fit
-    better); and the powers of a field
-    (:func:`_power_swaps`). On clean data (not ``noisy``) no field is swapped for a
+    better, and where it does not, a function of a multiple of the field gives way to it:
+    :func:`_tie`); and the powers of a field
+    (:func:`_power_swaps`). An uncertain non-polynomial function of one field (the weak
+    form cannot tell it from others) is swapped for the field under the same derivative,
+    on clean data too (``tie`` :data:`READABLE`: the field is returned unless the function
+    fits better). On clean data (not ``noisy``) no field is swapped for a
     function, no function under a derivative for the field and no reaction power for its
     neighbours (the refits' own differences pass the cutoff there)."""
     from ...ir import Term
@@ -81,11 +108,15 @@ def swaps(record, lib: dict, observed: dict, tol: float, noisy: bool = True) -> 
             groups.setdefault((mine.alpha, power[0]), []).append((power[1], term))
         elif power:
             reactions.setdefault(power[0], []).append((power[1], term))
+        if record.verdicts.get(term) == "uncertain" and field is not None:
+            if _of_linear(mine.F) and str(field.func) in observed:  # the field if as good
+                out.append(((term,), Term(field, mine.alpha), READABLE))
+            continue
         if record.verdicts.get(term) != "determined":
             continue
         if mine.alpha:
             if field is not None and noisy and str(field.func) in observed:
-                out.append(((term,), Term(field, mine.alpha), True))
+                out.append(((term,), Term(field, mine.alpha), _tie(mine.F)))
             continue
         seen = observed.get(str(getattr(power[0] if power else None, "func", "")), {})
         for other in lib.values():
@@ -97,7 +128,7 @@ def swaps(record, lib: dict, observed: dict, tol: float, noisy: bool = True) -> 
                 if near and curved(F, mine.F, seen["quantiles"], tol, beside(mine.F)):
                     out.append(((term,), other, False))
             elif field == F and str(getattr(field, "func", "")) in observed:
-                out.append(((term,), other, True))
+                out.append(((term,), other, _tie(mine.F)))
     out += _power_swaps(record, groups, reactions if noisy else {})
     return [(r, o, t) for r, o, t in out if o.short() not in record.intervals]
 
