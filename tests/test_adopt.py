@@ -327,7 +327,8 @@ def test_an_uncertain_function_the_data_fit_no_better_than_its_field_gives_way(
     assert {"sin(u)", "u_xx"} in [set(a["terms"]) for a in record.alternatives[1:]]
     res = Discovery(System([eq]), history=History(fits=[record]), settings={"coords": ["t", "x"]})
     assert any(
-        "the data fit u in place of sin(u) as well (the function fits better by a likelihood "
-        "ratio of 9.95, below 10.83)" in w
+        "the data fit u in place of sin(u) as well (the selected one fits better by a "
+        "likelihood ratio of 9.95, below 10.83), so the equation returned has the simpler u; "
+        "both stay uncertain." in w
         for w in res.warnings()
     ), res.warnings()

@@ -383,3 +383,23 @@ def test_clean_data_swap_no_field_for_a_function():
         record = _returned(terms)
         assert _swaps.swaps(record, dict(zip(names, library)), observed, 0.01, noisy=False) == []
         assert len(_swaps.swaps(record, dict(zip(names, library)), observed, 0.01, noisy=True)) >= 2
+
+
+def test_uncertain_functions_are_offered_their_readable_stand_ins():
+    """An uncertain function of a multiple of the field is offered the field (on clean
+    data too), and a Taylor group of powers under one derivative the uncertain function
+    under it; not a function of a power (sin(u)³) nor a function that is not uncertain."""
+    names = ["u", "u_x", "d_x(u^2)", "u_xx", "sin(u)", "sin(u)^3", "d_x(exp(u))", "d_xx(sin(u))"]
+    lib = dict(zip(names, parse_terms(", ".join(names), "t,x", "u")))
+    observed = {"u": {"quantiles": list(np.linspace(0.0, 1.5, 101)), "noise": 0.0}}
+    record = _returned({"u_x": -0.31, "d_x(u^2)": -0.17, "u_xx": 0.08})
+    record.verdicts.update({"u_x": "uncertain", "d_x(u^2)": "uncertain",
+                            "d_x(exp(u))": "uncertain", "d_xx(sin(u))": "determined"})  # fmt: skip
+    swaps = _swaps.swaps(record, lib, observed, 0.01, noisy=False)
+    assert [(r, o.short(), t) for r, o, t in swaps] == [
+        (("u_x", "d_x(u^2)"), "d_x(exp(u))", READABLE)
+    ]
+    record = _returned({"sin(u)": 0.6, "sin(u)^3": -0.1, "u_xx": 0.08})
+    record.verdicts.update({"sin(u)": "uncertain", "sin(u)^3": "uncertain"})
+    swaps = _swaps.swaps(record, lib, observed, 0.01, noisy=False)
+    assert [(r, o.short(), t) for r, o, t in swaps] == [(("sin(u)",), "u", READABLE)]

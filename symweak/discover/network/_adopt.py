@@ -189,12 +189,12 @@ def said(lhs: str, adopted: dict) -> str:
     where = " + ".join(adopted["replaced"])
     if adopted.get("tie"):
         value = float(adopted["statistic"])
-        which = "the function" if value > 0 else "the field"
+        which = "the selected one" if value > 0 else f"{adopted['by']}"
         return (
             f"{lhs}: the data fit {adopted['by']} in place of {where} as well ({which} fits "
             f"better by a likelihood ratio of {abs(value):.3g}, below {REFIT_CHI2}), so the "
-            f"equation returned has the field; both stay uncertain. The weak form selected "
-            f"{lhs} = {chosen.replace('+ -', '- ')}."
+            f"equation returned has the simpler {adopted['by']}; both stay uncertain. The "
+            f"weak form selected {lhs} = {chosen.replace('+ -', '- ')}."
         )
     how = f"{adopted['by']} in place of {where}" if where else "the equation"
     how += " better" if where else f" better with {adopted['by']} added"

@@ -130,7 +130,27 @@ def swaps(record, lib: dict, observed: dict, tol: float, noisy: bool = True) -> 
             elif field == F and str(getattr(field, "func", "")) in observed:
                 out.append(((term,), other, _tie(mine.F)))
     out += _power_swaps(record, groups, reactions if noisy else {})
+    out += _stood_in(record, lib, groups)
     return [(r, o, t) for r, o, t in out if o.short() not in record.intervals]
+
+
+def _stood_in(record, lib: dict, groups: dict) -> list:
+    """Two or more powers of one field under one derivative (``groups``) with an uncertain
+    candidate function of a multiple of that field under the same derivative in their
+    place (:data:`READABLE`: the one term is returned unless the powers fit better): the
+    zoo's exp flux −0.3 d_x(eᵘ) came back as its Taylor stand-in −0.31 u_x − 0.17 d_x(u²),
+    d_x(eᵘ) uncertain."""
+    out = []
+    for (alpha, field), held in groups.items():
+        if len(held) < 2:
+            continue
+        for name, verdict in record.verdicts.items():
+            other = lib.get(name)
+            if verdict != "uncertain" or other is None or other.alpha != alpha:
+                continue
+            if _of_linear(other.F) and _function_of(other.F) == field:
+                out.append((tuple(t for _, t in sorted(held)), other, READABLE))
+    return out
 
 
 def _power_swaps(record, groups: dict, reactions: dict) -> list:
