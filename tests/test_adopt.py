@@ -191,6 +191,40 @@ class _Exact(torch.nn.Module):
         return self.off * _modes(x[:, 0], x[:, 1])[:, None]
 
 
+class _Points:
+    """2000 training points (the refits' n) and their batch generator."""
+
+    _gen = torch.Generator()
+
+    def __len__(self):
+        return 2000
+
+
+def _checked(
+    record, library: str, selected: str, noise: float, lo: float, obs=None, surrogate=None
+):
+    """``check`` of ``record`` (its ``_refit`` faked by the caller) on candidates
+    ``library``, the returned equation ``selected``, the warm-up's noise / std ``noise``,
+    the field observed over [``lo``, 1]: the equation returned."""
+    from types import SimpleNamespace
+
+    from symweak.discover.network import _refit
+
+    observed = {"u": {"quantiles": list(np.linspace(lo, 1.0, 101)), "noise": noise / 10}}
+    state = SimpleNamespace(
+        history=SimpleNamespace(fits=[record], observed=observed,
+                                phases={"warmup": SimpleNamespace(noise={"u": noise})}),
+        problem=SimpleNamespace(lhs=parse_terms("u_t", "t,x", "u"), seed=0, obs=obs,
+                                fields=[sympy.Function("u")(*sympy.symbols("t x"))]),
+        surrogate=surrogate if surrogate is not None else torch.nn.Linear(2, 1),
+        interrupted=False, data=_Points(),
+        config=SimpleNamespace(training=SimpleNamespace(tune_epochs=200),
+                               selection=SimpleNamespace(complexity="terms")),
+    )  # fmt: skip
+    cands = SimpleNamespace(library=parse_terms(library, "t,x", "u"), ties=[])
+    return _refit.check(state, cands, [parse_equation(selected, coords="t,x")])[0]
+
+
 @pytest.mark.parametrize(
     ("size", "contradicted", "returned"),
     [(0.05, False, True), (-0.05, False, False), (0.05, True, False), (1.0, True, True),
@@ -206,7 +240,6 @@ def test_an_uncertain_term_the_data_fit_better_added_unless_ill_posed(
     from the surrogate) and the surrogate follows them: 0.05 u_xx explains them no better
     (Swift–Hohenberg on clean points), 1.0 u_xx does — not read from a surrogate 0.8
     times the field."""
-    from types import SimpleNamespace
 
     from symweak.discover.network import _refit
 
@@ -231,34 +264,16 @@ def test_an_uncertain_term_the_data_fit_better_added_unless_ill_posed(
         return loss, [0.1, -0.1, size][: len(cols)], (G[:, : len(cols)], b)
 
     monkeypatch.setattr(_refit, "_refit", fake)
-    observed = {"u": {"quantiles": list(np.linspace(0.0, 1.0, 101)), "noise": 0.01}}
-    state = SimpleNamespace(
-        history=SimpleNamespace(fits=[record], phases={"warmup": SimpleNamespace(noise={"u": 0.1})},
-                                observed=observed),
-        problem=SimpleNamespace(lhs=parse_terms("u_t", "t,x", "u"), seed=0,
-                                obs=_diffusing() if contradicted else None,
-                                fields=[sympy.Function("u")(*sympy.symbols("t x"))]),
-        surrogate=_Exact(0.8 if contradicted == "off" else 1.0), interrupted=False,
-        config=SimpleNamespace(training=SimpleNamespace(tune_epochs=200),
-                               selection=SimpleNamespace(complexity="terms")),
-    )  # fmt: skip
-
-    class _Data:
-        _gen = torch.Generator()
-
-        def __len__(self):
-            return 2000
-
-    state.data = _Data()
-    cands = SimpleNamespace(library=parse_terms("u, u^2, u_xx", "t,x", "u"), ties=[])
-    selected = parse_equation("u_t = 0.1*u - 0.1*u^2", coords="t,x")
-    (eq,) = _refit.check(state, cands, [selected])
+    obs = _diffusing() if contradicted else None
+    surrogate = _Exact(0.8 if contradicted == "off" else 1.0)
+    selected = "u_t = 0.1*u - 0.1*u^2"
+    eq = _checked(record, "u, u^2, u_xx", selected, 0.1, 0.0, obs, surrogate)
     assert record.refits["+ u_xx"] == pytest.approx(2000 * (0.009 - 0.0101) / 0.0101)
     if returned:
         assert eq.short() == "u_t = 0.1*u - 0.1*u^2 + " + ("u_xx" if size == 1 else "0.05*u_xx")
         assert record.verdicts["u_xx"] == "determined"
     else:  # u_t = ... − 0.05 u_xx is a backward diffusion: the selected equation stays
-        assert eq is selected and record.adopted == {}
+        assert eq.short() == selected and record.adopted == {}
         assert record.verdicts["u_xx"] == "uncertain"
 
 
@@ -270,7 +285,6 @@ def test_an_uncertain_function_the_data_fit_no_better_than_its_field_gives_way(
     place, on clean data too: where the data fit sin(u) better by 2000·(0.0101 −
     0.01005)/0.01005 = 9.95 < 10.83, the field is returned, both uncertain; by
     2000·(0.0101 − 0.0100)/0.0100 = 20, sin(u) stays."""
-    from types import SimpleNamespace
 
     from symweak.discover.network import _refit
 
@@ -295,30 +309,12 @@ def test_an_uncertain_function_the_data_fit_no_better_than_its_field_gives_way(
         return loss, [-0.3, 0.15][: len(cols)], (G[:, : len(cols)], b)
 
     monkeypatch.setattr(_refit, "_refit", fake)
-    observed = {"u": {"quantiles": list(np.linspace(-1.0, 1.0, 101)), "noise": 0.0}}
-    state = SimpleNamespace(
-        history=SimpleNamespace(fits=[record], phases={"warmup": SimpleNamespace(noise={"u": 0.0})},
-                                observed=observed),
-        problem=SimpleNamespace(lhs=parse_terms("u_t", "t,x", "u"), seed=0, obs=None),
-        surrogate=torch.nn.Linear(2, 1), interrupted=False,
-        config=SimpleNamespace(training=SimpleNamespace(tune_epochs=200),
-                               selection=SimpleNamespace(complexity="terms")),
-    )  # fmt: skip
-
-    class _Data:
-        _gen = torch.Generator()
-
-        def __len__(self):
-            return 2000
-
-    state.data = _Data()
-    cands = SimpleNamespace(library=parse_terms("u, sin(u), u_xx", "t,x", "u"), ties=[])
-    selected = parse_equation("u_t = -0.3*sin(u) + 0.15*u_xx", coords="t,x")
-    (eq,) = _refit.check(state, cands, [selected])
+    selected = "u_t = -0.3*sin(u) + 0.15*u_xx"
+    eq = _checked(record, "u, sin(u), u_xx", selected, 0.0, -1.0)
     statistic = 2000 * (0.0101 - function_loss) / function_loss
     assert record.refits["sin(u) -> u"] == pytest.approx(statistic)
     if not returned:
-        assert eq is selected and record.adopted == {}
+        assert eq.short() == selected and record.adopted == {}
         assert record.verdicts["sin(u)"] == "uncertain"
         return
     assert eq.short() == "u_t = -0.3*u + 0.15*u_xx"
