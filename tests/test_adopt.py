@@ -191,6 +191,21 @@ class _Exact(torch.nn.Module):
         return self.off * _modes(x[:, 0], x[:, 1])[:, None]
 
 
+def _fake_refits(monkeypatch, losses: dict, coefs: list) -> None:
+    """Refits whose data loss is ``losses[support]`` (0.02 otherwise), coefficients
+    ``coefs`` and a random weak system."""
+    from symweak.discover.network import _refit
+
+    rng = np.random.default_rng(0)
+    G, b = rng.normal(size=(40, len(coefs))), rng.normal(size=40)
+
+    def fake(state, cands, e, cols, start):
+        loss = losses.get(tuple(t.short() for t in cols), 0.02)
+        return loss, coefs[: len(cols)], (G[:, : len(cols)], b)
+
+    monkeypatch.setattr(_refit, "_refit", fake)
+
+
 class _Points:
     """2000 training points (the refits' n) and their batch generator."""
 
@@ -241,8 +256,6 @@ def test_an_uncertain_term_the_data_fit_better_added_unless_ill_posed(
     (Swift–Hohenberg on clean points), 1.0 u_xx does — not read from a surrogate 0.8
     times the field."""
 
-    from symweak.discover.network import _refit
-
     terms = {"u": 0.1, "u^2": -0.1}
     record = FitRecord(
         lhs="u_t", residual=0.05, method="mstls+tls",
@@ -255,15 +268,8 @@ def test_an_uncertain_term_the_data_fit_better_added_unless_ill_posed(
              "reason": "fit+1"},
         ],
     )  # fmt: skip
-    rng = np.random.default_rng(0)
-    G, b = rng.normal(size=(40, 3)), rng.normal(size=40)
-
-    def fake(state, cands, e, cols, start):
-        key = tuple(t.short() for t in cols)
-        loss = {("u", "u^2", "u_xx"): 0.009, ("u", "u^2"): 0.0101}.get(key, 0.02)
-        return loss, [0.1, -0.1, size][: len(cols)], (G[:, : len(cols)], b)
-
-    monkeypatch.setattr(_refit, "_refit", fake)
+    losses = {("u", "u^2", "u_xx"): 0.009, ("u", "u^2"): 0.0101}
+    _fake_refits(monkeypatch, losses, [0.1, -0.1, size])
     obs = _diffusing() if contradicted else None
     surrogate = _Exact(0.8 if contradicted == "off" else 1.0)
     selected = "u_t = 0.1*u - 0.1*u^2"
@@ -286,8 +292,6 @@ def test_an_uncertain_function_the_data_fit_no_better_than_its_field_gives_way(
     0.01005)/0.01005 = 9.95 < 10.83, the field is returned, both uncertain; by
     2000·(0.0101 − 0.0100)/0.0100 = 20, sin(u) stays."""
 
-    from symweak.discover.network import _refit
-
     terms = {"sin(u)": -0.3, "u_xx": 0.15}
     record = FitRecord(
         lhs="u_t", residual=0.05, method="mstls+tls",
@@ -300,15 +304,8 @@ def test_an_uncertain_function_the_data_fit_no_better_than_its_field_gives_way(
              "reason": "fit+1"},
         ],
     )  # fmt: skip
-    rng = np.random.default_rng(0)
-    G, b = rng.normal(size=(40, 2)), rng.normal(size=40)
-
-    def fake(state, cands, e, cols, start):
-        key = tuple(t.short() for t in cols)
-        loss = {("sin(u)", "u_xx"): function_loss, ("u", "u_xx"): 0.0101}.get(key, 0.02)
-        return loss, [-0.3, 0.15][: len(cols)], (G[:, : len(cols)], b)
-
-    monkeypatch.setattr(_refit, "_refit", fake)
+    losses = {("sin(u)", "u_xx"): function_loss, ("u", "u_xx"): 0.0101}
+    _fake_refits(monkeypatch, losses, [-0.3, 0.15])
     selected = "u_t = -0.3*sin(u) + 0.15*u_xx"
     eq = _checked(record, "u, sin(u), u_xx", selected, 0.0, -1.0)
     statistic = 2000 * (0.0101 - function_loss) / function_loss
