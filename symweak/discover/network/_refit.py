@@ -315,7 +315,9 @@ def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, 
     swap made in them too (at most ``REFIT_TERMS`` + 1): the terms only they held stay
     uncertain beside the swap (tanh damping's u_xx beside tanh u)."""
     value, replaced, other, support, coefs, (G, b), with_loss, tie = best
-    tie = tie == READABLE  # as well, not better: the selected equation stays an alternative
+    # as well, not better (a readable swap the data fit better is returned as any other):
+    # the selected equation stays an alternative
+    tie = tie == READABLE and value > -REFIT_CHI2
     lib = {**lib, other.short(): other}
     n, mine = len(state.data), {t.short() for t in support}
     swap_loss = with_loss * (1.0 + value / n)
