@@ -43,10 +43,11 @@ swap or addition the data fit best, where they fit it better by more than ``REFI
 is returned in place of the equation and then checked itself (:mod:`._adopt`). Where the
 equation couples no points and the data's own time series contradict it
 (:mod:`.._pointwise`), the surrogate may not have followed the field, and a swap is
-returned only if those time series do not contradict it too, its terms that couple points
-read from the surrogate trained under it (Swift–Hohenberg on clean points: −0.45 u,
-contradicted, came back as −0.091 u + 0.039 u_xx determined, truth −0.8 u − 2 u_xx −
-u_xxxx + …; FitzHugh–Nagumo's added diffusion explains them).
+returned only if the surrogate trained under it follows those time series (``FOLLOWS``)
+and they do not contradict the swap, its terms that couple points read from that
+surrogate (Swift–Hohenberg on clean points: −0.45 u, contradicted, came back as −0.091 u +
+0.039 u_xx determined, truth −0.8 u − 2 u_xx − u_xxxx + …, from a surrogate 6.4 times the
+local quadratics' misfit off the data; FitzHugh–Nagumo's added diffusion is returned).
 
 Nothing is done for equations tied by ``pair`` rules or terms the candidate library does
 not hold; equations of one term are only swapped. A run whose tuning phase is shorter than
