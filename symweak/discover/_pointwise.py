@@ -161,34 +161,36 @@ def _truncation(obs, places: list, lhs, coupled, t_all: np.ndarray) -> tuple[flo
     without ``coupled``."""
     if coupled is None:
         return 0.0, 0.0
-    h = WINDOW // 2
-
-    def at(where):
-        return {n: np.asarray(obs.coords[n], dtype=np.float64)[where] for n in obs.coord_names}
-
     field = Term(lhs.F)
     every = np.concatenate(places)
-    series = coupled([field], at(every))[field]
+    series = coupled([field], _at(obs, every))[field]
     data = np.asarray(obs.fields[lhs.F.func.__name__], dtype=np.float64)[every]
     apart2 = float(np.sum((series - data) ** 2))
     series = np.split(series, np.cumsum([len(idx) for idx in places])[:-1])
-    centres = np.concatenate([idx[h : len(idx) - h] for idx in places])
-    truth = coupled([lhs], at(centres))[lhs]
+    truth = coupled([lhs], _at(obs, np.concatenate(_centres(places))))[lhs]
     read = [_local_fits(t_all[idx], {"f": f})[1]["f"] for idx, f in zip(places, series)]
     return float(np.sum((np.concatenate(read) - truth) ** 2)), apart2
+
+
+def _centres(places: list) -> list:
+    """Per place, the observations at its windows' centres (:func:`_local_fits`)."""
+    h = WINDOW // 2
+    return [idx[h : len(idx) - h] for idx in places]
+
+
+def _at(obs, where) -> dict:
+    """The coordinates of the observations ``where``: ``{name: array}``."""
+    return {n: np.asarray(obs.coords[n], dtype=np.float64)[where] for n in obs.coord_names}
 
 
 def _strong(obs, places: list, rhs: dict, coupled) -> list:
     """Per place, the sum of ``rhs``'s terms that couple points at its windows' centres
     (read from ``coupled``; zeros without such terms)."""
-    h = WINDOW // 2
-    centres = [idx[h : len(idx) - h] for idx in places]
+    centres = _centres(places)
     terms = [term for term in rhs if _couples(term)]
     if not terms:
         return [np.zeros(len(c)) for c in centres]
-    at = np.concatenate(centres)
-    coords = {n: np.asarray(obs.coords[n], dtype=np.float64)[at] for n in obs.coord_names}
-    values = coupled(terms, coords)
+    values = coupled(terms, _at(obs, np.concatenate(centres)))
     total = sum(float(rhs[term]) * np.asarray(values[term], dtype=np.float64) for term in terms)
     return np.split(total, np.cumsum([len(c) for c in centres])[:-1])
 
