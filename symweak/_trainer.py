@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import os
 import signal
 import sys
 import threading
@@ -23,8 +24,11 @@ from typing import Any
 __all__ = [
     "BestCheckpoint",
     "LoopResult",
+    "Step",
     "adam",
     "announce",
+    "cosine_adam",
+    "cuda_graphs",
     "deferred_interrupts",
     "interactive",
     "profiler_range",
@@ -34,13 +38,108 @@ __all__ = [
 log = logging.getLogger("symweak")
 
 
-def adam(params, **options):
+def adam(params, capturable: bool = False, **options):
     """Adam with the multi-tensor (``foreach``) update on every device: one kernel per
     operation for all parameters instead of one per parameter. Torch picks it on CUDA only;
-    on the CPU the per-parameter loop was 0.9 ms of a 7 ms training step (20 tensors)."""
+    on the CPU the per-parameter loop was 0.9 ms of a 7 ms training step (20 tensors).
+    ``capturable``: its step counts stay on the device, so that a CUDA graph can hold the
+    update (:class:`Step`)."""
     import torch
 
+    if capturable:
+        options["capturable"] = True
     return torch.optim.Adam(params, foreach=True, **options)
+
+
+def cosine_adam(model, lr: float, epochs: int, graphed: bool):
+    """(Adam, ``advance()``): a cosine schedule from ``lr`` down to 5 % of it over
+    ``epochs``, ``advance()`` called after each step. For a step captured as a CUDA graph
+    (``graphed``) the rate is a tensor on the device that ``advance()`` fills from the
+    schedule run on a stand-in optimiser, so that the rates are those of an eager run."""
+    import torch
+
+    rate = torch.tensor(lr, device=model.device) if graphed else None
+    opt = adam(model.parameters(), lr=lr if rate is None else rate, capturable=graphed)
+    driven = opt if rate is None else torch.optim.SGD([torch.zeros(1)], lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(
+        driven, T_max=max(epochs, 1), eta_min=lr * 0.05
+    )
+
+    def advance() -> None:
+        if rate is not None:
+            driven.step()  # the stand-in has no gradients: nothing moves
+            sched.step()
+            rate.fill_(sched.get_last_lr()[0])
+        else:
+            sched.step()
+
+    return opt, advance
+
+
+def cuda_graphs(device) -> bool:
+    """Whether training steps on ``device`` run as replayed CUDA graphs (:class:`Step`): on
+    a CUDA device unless the environment sets ``SYMWEAK_CUDA_GRAPHS=0``."""
+    import torch
+
+    on = os.environ.get("SYMWEAK_CUDA_GRAPHS", "1").strip() not in ("0", "off", "false")
+    return on and torch.device(device).type == "cuda"
+
+
+class Step:
+    """One training step — ``body()``: forward, backward, optimiser step, returning tensors —
+    run eagerly, or on CUDA (:func:`cuda_graphs`) captured once as a CUDA graph and replayed.
+
+    A 1-D run's step is several hundred small operations; on a GPU each is a kernel launch
+    from Python that costs more than its arithmetic, and a replayed graph launches them all
+    at once. The first :attr:`WARMUP` steps run eagerly on a side stream (the optimiser's
+    state and the libraries' workspaces are made there, as capture requires); the next step
+    is captured and every later one replays it, so the steps run are the same in number and
+    kind as eagerly. ``body`` must then read nothing from the host and build no tensor from
+    Python values (tests/test_capture.py checks the training steps for both on the CPU), and
+    the optimiser must be ``capturable``; ``body``'s outputs are the same tensors after every
+    replay, overwritten, so read them before the next call. Where the capture fails, a line
+    in the log says why and the steps run eagerly from then on."""
+
+    WARMUP = 3
+
+    def __init__(self, body: Callable[[], Any], optimizer, device) -> None:
+        self.body, self.optimizer = body, optimizer
+        self.graphed = cuda_graphs(device)
+        self.graph = None
+        self.out: Any = None
+        self._eager = 0
+
+    def __call__(self) -> Any:
+        if self.graph is not None:
+            self.graph.replay()
+            return self.out
+        if not self.graphed:
+            self.optimizer.zero_grad(set_to_none=True)
+            return self.body()
+        import torch
+
+        if self._eager < self.WARMUP:
+            self._eager += 1
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                self.optimizer.zero_grad(set_to_none=True)
+                out = self.body()
+            torch.cuda.current_stream().wait_stream(side)
+            return out
+        graph = torch.cuda.CUDAGraph()
+        self.optimizer.zero_grad(set_to_none=True)
+        try:
+            with torch.cuda.graph(graph):
+                out = self.body()
+        except Exception as exc:  # any failed capture falls back to eager steps
+            log.info("CUDA graph capture failed (%s); the steps run one by one", exc)
+            self.graphed = False
+            torch.cuda.synchronize()
+            return self()
+        self.graph, self.out = graph, out
+        graph.replay()
+        return out
 
 
 def interactive() -> bool:
@@ -150,13 +249,31 @@ class BestCheckpoint:
     def _copy(self) -> dict:
         return {k: v.detach().clone() for k, v in self.model.state_dict().items()}
 
-    def offer(self, loss: float, phase: str = "", epoch: int = 0) -> bool:
-        """Keep the current parameters if ``loss`` is the lowest so far; True when kept."""
+    def offer(
+        self, loss: float, phase: str = "", epoch: int = 0, taken: dict | None = None
+    ) -> bool:
+        """Keep the current parameters — or those ``taken`` (:meth:`take`) — if ``loss`` is
+        the lowest so far; True when kept."""
         if loss < self.loss:
             self.loss, self.phase, self.epoch = float(loss), phase, int(epoch)
-            self.state = self._copy()
+            self.state = self._copy() if taken is None else {k: v.clone() for k, v in taken.items()}
             return True
         return False
+
+    def buffers(self) -> dict:
+        """Tensors the shape of the model's state, for :meth:`take`."""
+        return self._copy()
+
+    def take(self, buffers: dict) -> None:
+        """Copy the model's current state into ``buffers`` — inside a training step, before
+        the optimiser moves the parameters whose held-out loss the step computed; the loss
+        is offered after the step with ``taken=buffers`` (a step replayed as a CUDA graph
+        cannot read the loss on the host in the middle)."""
+        import torch
+
+        with torch.no_grad():
+            for key, value in self.model.state_dict().items():
+                buffers[key].copy_(value)
 
     def restore(self) -> None:
         """Load the kept parameters into the model (those it had when created, when no

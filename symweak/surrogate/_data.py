@@ -16,6 +16,19 @@ from ._embedding import PointTiles
 __all__ = ["DataTerm", "held_out_term", "split_points"]
 
 
+#: where training steps run as CUDA graphs, scattered points are compared with every Gaussian
+#: (shapes fixed) while points × Gaussians × features stays below this: the boxes' sparse
+#: evaluation has shapes that follow how far the Gaussians reach, which a graph cannot hold
+DENSE_POINTS = 20_000_000
+
+
+def _dense_fits(model, n: int) -> bool:
+    from .._trainer import cuda_graphs
+
+    emb = model.embedding
+    return cuda_graphs(model.device) and n * emb.kernels * emb.features <= DENSE_POINTS
+
+
 def held_out_term(model, held, mode: str, max_points: int | None, seed: int):
     """The data term on the held-out points, or None. Held-out sets larger than
     ``max_points`` are cut to a fixed seeded subset (not a fresh batch each time), so that
@@ -126,7 +139,7 @@ class DataTerm:
         pts = np.stack([obs.coords[n] for n in model.coord_names], axis=1)
         self.points = torch.as_tensor(pts, dtype=dtype, device=dev)
         self.tiles = None
-        if mode == "points" and diagonal:
+        if mode == "points" and diagonal and not _dense_fits(model, len(obs)):
             # scattered points: grouped once into boxes, so each step evaluates only the
             # Gaussians near each box (GaussianEmbedding.sparse)
             self.tiles = PointTiles.build(model.normalise(self.points))

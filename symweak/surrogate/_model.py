@@ -356,30 +356,35 @@ class Surrogate(nn.Module):
         parameters kept are the same as a full fit's unless the held-out loss would have
         improved again after such a gap); ``self.stopped_at`` is then the epochs run.
         """
-        from .._trainer import BestCheckpoint, adam, train_loop
+        from .._trainer import BestCheckpoint, Step, cosine_adam, cuda_graphs, train_loop
         from ._data import DataTerm, held_out_term, split_points
 
         train, held = split_points(obs, validation, seed)
         data = DataTerm(self, train, max_points=max_points, seed=seed)
         check = held_out_term(self, held, data.mode, max_points, seed)
         best = BestCheckpoint(self)
-        opt = adam(self.parameters(), lr=lr)
-        sched = torch.optim.lr_scheduler.CosineAnnealingLR(
-            opt, T_max=max(epochs, 1), eta_min=lr * 0.05
-        )
+        taken = best.buffers()
+        opt, advance = cosine_adam(self, lr, epochs, cuda_graphs(self.device))
 
-        def step(epoch: int) -> float:
-            opt.zero_grad(set_to_none=True)
+        def body():
             shared = data.shared()
             loss = data.loss(shared)
             loss.backward()
             opt.step()
-            sched.step()
-            value = loss.item()
-            if check is not None:
-                with torch.no_grad():
-                    held = check.loss(shared.detach() if shared is not None else None).item()
-                best.offer(held, epoch=epoch)
+            if check is None:
+                return loss.detach()[None]
+            with torch.no_grad():  # the stepped parameters (the features of before the step)
+                held = check.loss(shared.detach() if shared is not None else None)
+            best.take(taken)
+            return torch.stack([loss.detach(), held])
+
+        once = Step(body, opt, self.device)
+
+        def step(epoch: int) -> float:
+            value, *held = once().tolist()  # one read from the device per step
+            advance()
+            if held:
+                best.offer(held[0], epoch=epoch, taken=taken)
             if callback is not None:
                 callback(epoch, value)
             return value

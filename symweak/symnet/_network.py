@@ -121,6 +121,7 @@ class SymNet(nn.Module):
             user_ops=None if "exp" in torch_functions()[1] else {"exp": _bounded_exp},
         )  # fmt: skip
         self.fixed: dict | None = None  # {"depth": L, "counts": [[n_i per type] per layer]}
+        self._masks: dict[tuple, torch.Tensor] = {}  # mask tensors per architecture
 
     # ------------------------------------------------------------------ structure
     def _operator_exprs(self, y: Sequence[sympy.Expr]) -> list[sympy.Expr]:
@@ -138,23 +139,31 @@ class SymNet(nn.Module):
     def soft_masks(self) -> torch.Tensor:
         """(depth, width) node weights Σ_j α̂_j [p < k_j] for every layer."""
         probs = torch.softmax(self.alpha, dim=-1)  # (L, types, counts)
-        p = torch.arange(self.nodes_per_op, device=probs.device)
-        keep = (p[None, :] < torch.tensor(self.counts, device=probs.device)[:, None]).to(
-            probs.dtype
-        )
+        key = ("keep", probs.device, probs.dtype)
+        keep = self._masks.get(key)
+        if keep is None:  # made once: a tensor of Python values is a copy to the device
+            p = torch.arange(self.nodes_per_op, device=probs.device)
+            counts = torch.tensor(self.counts, device=probs.device)
+            keep = self._masks[key] = (p[None, :] < counts[:, None]).to(probs.dtype)
         masks = torch.einsum("ltc,cp->ltp", probs, keep)  # (L, types, N)
         return masks.reshape(self.max_depth, self.width)
 
     def hard_masks(self) -> torch.Tensor:
         if self.fixed is None:
             raise SymweakError("The architecture is not fixed yet; call fix_architecture().")
-        rows = []
-        for layer_counts in self.fixed["counts"]:
-            row = []
-            for n in layer_counts:
-                row += [1.0] * n + [0.0] * (self.nodes_per_op - n)
-            rows.append(row)
-        return torch.tensor(rows, dtype=self.alpha.dtype, device=self.alpha.device)
+        counts = tuple(tuple(int(n) for n in layer) for layer in self.fixed["counts"])
+        key = (counts, self.alpha.device, self.alpha.dtype)
+        masks = self._masks.get(key)
+        if masks is None:  # once per architecture (see soft_masks)
+            rows = []
+            for layer_counts in counts:
+                row = []
+                for n in layer_counts:
+                    row += [1.0] * n + [0.0] * (self.nodes_per_op - n)
+                rows.append(row)
+            masks = torch.tensor(rows, dtype=self.alpha.dtype, device=self.alpha.device)
+            self._masks[key] = masks
+        return masks
 
     def fix_architecture(self, margin: float = 0.1) -> dict:
         """Read the discrete architecture off α and β (paper section 4.4.1) and fix it.

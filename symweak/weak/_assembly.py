@@ -96,6 +96,10 @@ class WeakAssembler:
         # stacked weights per (axis, orders): the training loops integrate the same
         # multi-indices every step, and stacking them anew was a copy of K·n·N values each time
         self._stacks: dict[tuple, torch.Tensor] = {}
+        # index and sign tensors per call pattern, made once on the device: a tensor built
+        # from Python values inside a training step is a host-to-device copy each step, which
+        # a CUDA graph cannot hold (symweak._trainer.Step)
+        self._consts: dict[tuple, torch.Tensor] = {}
         self._windows: list[tuple[np.ndarray, np.ndarray]] = []
         for i, (name, axis) in enumerate(axes.items()):
             axis = np.asarray(axis, dtype=np.float64)
@@ -148,6 +152,16 @@ class WeakAssembler:
             self._stacks[key] = W
         return W
 
+    def _const(self, key: tuple, values, dtype=None) -> torch.Tensor:
+        """``torch.as_tensor(values)`` on the device, made once per ``key``."""
+        out = self._consts.get(key)
+        if out is None:
+            if len(self._consts) >= 1024:  # a bound for callers that vary their patterns
+                self._consts.clear()
+            out = torch.as_tensor(values, dtype=dtype, device=self.device)
+            self._consts[key] = out
+        return out
+
     def _prepare(self, values, alphas):
         F = values if isinstance(values, torch.Tensor) else torch.as_tensor(values)
         F = F.to(dtype=self.dtype, device=self.device)
@@ -197,8 +211,8 @@ class WeakAssembler:
             G = self._dense(F, alphas, step=self.dense_limit // (S * rest))
         else:
             G = self._windowed(F, alphas)
-        signs = torch.tensor(
-            [(-1.0) ** sum(al) for al in alphas], dtype=self.dtype, device=self.device
+        signs = self._const(
+            ("signs", tuple(alphas)), [(-1.0) ** sum(al) for al in alphas], self.dtype
         )
         return G * signs[None, :]
 
@@ -266,9 +280,9 @@ class WeakAssembler:
         order = np.lexsort((hi0, lo0)) if blocked else np.arange(K)
         for order0, idx in groups.items():
             n = len(idx)
-            cols = torch.as_tensor(idx, device=self.device)
+            cols = self._const(("cols", tuple(idx)), idx)
             # (N0, n · N1 · N2 …): the fields once, in the layout the product wants
-            M = F[idx].movedim(1, 0).reshape(F.shape[1], -1)
+            M = F[cols].movedim(1, 0).reshape(F.shape[1], -1)
             A0 = self.weight(0, order0)
             W = [
                 self.stacked(axis, [alphas[s][axis] for s in idx])
@@ -279,7 +293,7 @@ class WeakAssembler:
                 k = len(rows)
                 # the block's supports along the first axis: Φ is zero outside them
                 lo, hi = int(lo0[rows].min()), int(hi0[rows].max())
-                rows = torch.as_tensor(rows, device=self.device) if blocked else slice(None)
+                rows = self._const(("rows", k0, step), rows) if blocked else slice(None)
                 A = A0[rows][:, lo:hi]
                 if reuse:
                     if buf is None or buf.numel() < step * M.shape[1]:
@@ -299,7 +313,7 @@ class WeakAssembler:
                 if blocked:
                     G[rows[:, None], cols[None, :]] = T.reshape(k, n)
                 else:
-                    G[:, idx] = T.reshape(k, n)
+                    G[:, cols] = T.reshape(k, n)
         return G
 
     def _windowed(self, F: torch.Tensor, alphas) -> torch.Tensor:

@@ -97,6 +97,15 @@ class Candidates:
     verdict_cols: list = field(default_factory=list)
     n_fit: int = 0
 
+    def _index(self, start: int, end: int, device) -> torch.Tensor:
+        """``lib_index[start:end]`` as an index tensor on ``device``, made once (a tensor of
+        Python values in a training step is a copy to the device each step)."""
+        cache = self.__dict__.setdefault("_indices", {})
+        key = (start, end, str(device))
+        if key not in cache:
+            cache[key] = torch.as_tensor(self.lib_index[start:end], dtype=torch.long, device=device)
+        return cache[key]
+
     def jet_values(self, state, grid_axes, members: bool = True) -> torch.Tensor | None:
         """Û's derivatives that product terms take, on the grid (*grid, jets), float64
         (forward-mode, exact for the surrogate; the surrogates' mean with ``members``, see
@@ -127,7 +136,7 @@ class Candidates:
         parts: list[list[torch.Tensor]] = [[] for _ in assemblers]
         for i in range(0, width, step):
             end = min(i + step, width)
-            sel = vals[self.lib_index[i:end]]
+            sel = vals[self._index(i, end, vals.device)]
             for part, assembler in zip(parts, assemblers):
                 part.append(assembler.integrate(sel, self.lib_alphas[i:end]))
         lhs = torch.stack([U64[..., i] for i in state.field_index])

@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import logging
 
-from ..._trainer import adam, train_loop
+from ..._trainer import Step, adam, cuda_graphs, train_loop
 from .._history import PhaseRecord, _subsample
 from .._settings import LAMBDA_R, LAMBDA_W, LR_JOINT_SURROGATE, LR_NETWORK
 
 __all__ = ["joint_groups", "train_phase"]
 
 log = logging.getLogger("symweak")
+
+
+def _read(*values):
+    """What a step reports, as one float64 tensor (read from the device at once)."""
+    import torch
+
+    return torch.stack([v.detach().double() for v in values if v is not None])
 
 
 def joint_groups(state) -> list[dict]:
@@ -26,17 +33,23 @@ def joint_groups(state) -> list[dict]:
 def train_phase(state, phase: str, epochs: int, groups: list[dict], l1: bool, progress: bool):
     """Train ``groups`` for ``epochs`` epochs; records the phase in the history. The weak
     loss trains the surrogate as well as the network (the paper's coupling)."""
-    opt = adam(groups)
+    opt = adam(groups, capturable=cuda_graphs(state.device))
 
-    def step(epoch: int) -> tuple[float, float]:
-        opt.zero_grad(set_to_none=True)
-        l_data, l_weak, _, _ = state.losses(phase, epoch)
+    def body():
+        l_data, l_weak, _, _, held = state.losses(held=True)
         loss = l_data + LAMBDA_W * l_weak.float()
         if l1:
             loss = loss + LAMBDA_R * (state.xi.abs().sum() + state.net.l1()).float()
         loss.backward()
         opt.step()
-        return float(l_data.detach()), float(l_weak.detach())
+        return _read(l_data, l_weak, held)
+
+    once = Step(body, opt, state.device)
+
+    def step(epoch: int) -> tuple[float, float]:
+        l_data, l_weak, *held = once().tolist()  # one read from the device per step
+        state.offer(held[0] if held else None, phase, epoch)
+        return l_data, l_weak
 
     run = train_loop(
         epochs,

@@ -196,6 +196,7 @@ class NetworkState:
             "warmup",
             self.config.training.warmup_epochs,
         )
+        self.taken = self.best.buffers()  # the parameters a step's held-out loss is of
         with torch.no_grad():  # ℒ_weak is normalised by the warm-up surrogate's ‖b‖²
             Uc = self.surrogate.grid(self.quad.axes).to(self.wdtype)
             self.b_norm = (self.weak.lhs(Uc, self.field_index) ** 2).sum(0).clamp_min(1e-30)
@@ -244,16 +245,23 @@ class NetworkState:
         return np.column_stack([np.asarray(coords[n], dtype=float) for n in self.quad.bounds])
 
     # ------------------------------------------------------------------ losses
-    def data_loss(self, phase: str, epoch: int) -> torch.Tensor:
-        """ℒ_data on the training points; offers the held-out loss of the same parameters to
-        the checkpoint."""
+    def data_losses(self) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """ℒ_data on the training points, and without gradient the same parameters' loss on
+        the held-out points (None without them), for the checkpoint (:meth:`offer`)."""
         shared = self.data.shared()
         loss = self.data.loss(shared)
+        held = None
         if self.check is not None:
             with torch.no_grad():
-                val = self.check.loss(shared.detach() if shared is not None else None).item()
-            self.best.offer(val, phase, epoch)
-        return loss
+                held = self.check.loss(shared.detach() if shared is not None else None)
+            self.best.take(self.taken)
+        return loss, held
+
+    def offer(self, held: float | None, phase: str, epoch: int) -> None:
+        """Offer a step's held-out loss (:meth:`data_losses`) to the checkpoint with the
+        parameters that step took."""
+        if held is not None:
+            self.best.offer(held, phase, epoch, taken=self.taken)
 
     def set_scale(self, G: torch.Tensor | None) -> None:
         """Fix the factors ξ = ξ̃·s with s = ‖b_e‖/‖G_sa‖ at the start of a phase (keeping ξ).
@@ -280,14 +288,15 @@ class NetworkState:
     def effective_xi(self) -> torch.Tensor:
         return self.xi if self.scale is None else self.xi * self.scale
 
-    def losses(self, phase: str | None = None, epoch: int = 0):
-        """(ℒ_data, ℒ_weak, G (K, S, A), b (K, E)) of the current parameters; the weak loss
-        trains the surrogate as well as the network."""
-        l_data = self.data_loss(phase, epoch) if phase else self.data.loss()
+    def losses(self, held: bool = False):
+        """(ℒ_data, ℒ_weak, G (K, S, A), b (K, E)) of the current parameters, with ``held``
+        also the held-out loss (:meth:`data_losses`) last; the weak loss trains the surrogate
+        as well as the network."""
+        l_data, l_held = self.data_losses() if held else (self.data.loss(), None)
         Uc = self.surrogate.grid(self.quad.axes).to(self.wdtype)
         F = self.net(Uc)
         G = self.weak.columns(F)  # (K, S, A)
         b = self.weak.lhs(Uc, self.field_index)  # (K, E)
         rhs = torch.einsum("ksa,esa->ke", G, self.effective_xi())
         l_weak = (((rhs - b) ** 2).sum(0) / self.b_norm).mean()
-        return l_data, l_weak, G, b
+        return (l_data, l_weak, G, b, l_held) if held else (l_data, l_weak, G, b)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from ..._trainer import adam, train_loop
+from ..._trainer import Step, adam, cuda_graphs, train_loop
 from .._history import TuneRecord, _subsample
 from .._settings import LAMBDA_W, LR_JOINT_SURROGATE
 
@@ -34,30 +34,46 @@ def _leading(cands, Gl, coefs) -> str:
 def run(state, cands, progress: bool) -> None:
     t = state.config.training
     epochs = t.tune_epochs if not state.interrupted else 0
-    opt = adam(state.surrogate.parameters(), lr=LR_JOINT_SURROGATE)
+    opt = adam(
+        state.surrogate.parameters(), lr=LR_JOINT_SURROGATE, capturable=cuda_graphs(state.device)
+    )
     every = max(1, t.tune_epochs // 50)
     trajectories: dict = {}
     lhs_names = [lhs.short() for lhs in state.problem.lhs]
     last: dict = {}
+    # the columns of each equation as index tensors, made once (see Step)
+    cols = [torch.as_tensor(c, dtype=torch.long, device=state.device) for c in cands.cols]
+    sizes = [len(c) for c in cands.cols]
 
-    def step(epoch: int) -> float:
-        opt.zero_grad(set_to_none=True)
+    def body() -> torch.Tensor:
         _, Gs, bs, _ = cands.system(state, state.quad.axes, [state.asm64])
         Gl, b = Gs[0], bs[0]
-        coefs = [_lstsq(Gl[:, c], b[:, e]) for e, c in enumerate(cands.cols)]
-        resid = torch.stack([Gl[:, c] @ coefs[e] - b[:, e] for e, c in enumerate(cands.cols)], 1)
-        if epoch % every == 0:
-            for e, name in enumerate(lhs_names):
-                per = trajectories.setdefault(name, {})
-                for j, value in zip(cands.cols[e], coefs[e].tolist()):
-                    per.setdefault(cands.library[j].short(), []).append(value)
+        coefs = [_lstsq(Gl[:, c], b[:, e]) for e, c in enumerate(cols)]
+        resid = torch.stack([Gl[:, c] @ coefs[e] - b[:, e] for e, c in enumerate(cols)], 1)
         l_weak = ((resid**2).sum(0) / state.b_norm.double()).mean()
-        loss = state.data_loss("tune", epoch)
+        loss, held = state.data_losses()
         loss = loss + LAMBDA_W * l_weak.float()
         loss.backward()
         opt.step()
         last.update(Gl=Gl, coefs=coefs)
-        return float(l_weak.detach())
+        read = [l_weak.detach()[None], *(c.detach().double() for c in coefs)]
+        if held is not None:
+            read.append(held.double()[None])
+        return torch.cat(read)
+
+    once = Step(body, opt, state.device)
+
+    def step(epoch: int) -> float:
+        values = once().tolist()  # one read from the device per step
+        weak, start = values[0], 1
+        if epoch % every == 0:
+            for e, name in enumerate(lhs_names):
+                per = trajectories.setdefault(name, {})
+                for j, value in zip(cands.cols[e], values[start : start + sizes[e]]):
+                    per.setdefault(cands.library[j].short(), []).append(value)
+                start += sizes[e]
+        state.offer(values[-1] if state.check is not None else None, "tune", epoch)
+        return weak
 
     def postfix(epoch: int, weak: float) -> dict:  # the loss and the leading candidate terms
         return {"weak": f"{weak:.2e}", "candidates": _leading(cands, last["Gl"], last["coefs"])}
