@@ -97,7 +97,8 @@ class Step:
     kind as eagerly. ``body`` must then read nothing from the host and build no tensor from
     Python values (tests/test_capture.py checks the training steps for both on the CPU), and
     the optimiser must be ``capturable``; ``body``'s outputs are the same tensors after every
-    replay, overwritten, so read them before the next call. Where the capture fails, a line
+    replay, overwritten, so read them before the next call, and nothing may keep a step's
+    autograd graph alive past the step (keep detached tensors only). Where the capture fails, a line
     in the log says why and the steps run eagerly from then on."""
 
     WARMUP = 3
@@ -108,6 +109,7 @@ class Step:
         self.graph = None
         self.out: Any = None
         self._eager = 0
+        self._side = None
 
     def __call__(self) -> Any:
         if self.graph is not None:
@@ -120,7 +122,10 @@ class Step:
 
         if self._eager < self.WARMUP:
             self._eager += 1
-            side = torch.cuda.Stream()
+            if self._side is None:  # one stream for every eager step: a parameter's gradient
+                # accumulator made on one stream and used on another breaks the capture
+                self._side = torch.cuda.Stream()
+            side = self._side
             side.wait_stream(torch.cuda.current_stream())
             with torch.cuda.stream(side):
                 self.optimizer.zero_grad(set_to_none=True)

@@ -55,7 +55,7 @@ def run(state, cands, progress: bool) -> None:
         loss = loss + LAMBDA_W * l_weak.float()
         loss.backward()
         opt.step()
-        last.update(Gl=Gl, coefs=coefs)
+        last.update(Gl=Gl.detach(), coefs=coefs)  # no step's graph kept alive (see Step)
         read = [l_weak.detach()[None], *(c.detach().double() for c in coefs)]
         if held is not None:
             read.append(held.double()[None])
