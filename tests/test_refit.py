@@ -403,3 +403,18 @@ def test_uncertain_functions_are_offered_their_readable_stand_ins():
     record.verdicts.update({"sin(u)": "uncertain", "sin(u)^3": "uncertain"})
     swaps = _swaps.swaps(record, lib, observed, 0.01, noisy=False)
     assert [(r, o.short(), t) for r, o, t in swaps] == [(("sin(u)",), "u", READABLE)]
+
+
+def test_reaction_powers_the_data_do_not_determine_are_offered_an_uncertain_function():
+    """Tanh damping −0.8 tanh u came back as −0.77 u + 0.13 u³, all three uncertain: the
+    powers are offered tanh u in their place; Allen–Cahn's determined u − u³ are not."""
+    names = ["u", "u^3", "u_xx", "tanh(u)"]
+    lib = dict(zip(names, parse_terms(", ".join(names), "t,x", "u")))
+    observed = {"u": {"quantiles": list(np.linspace(-1.5, 2.5, 101)), "noise": 0.0}}
+    record = _returned({"u": -0.77, "u^3": 0.13, "u_xx": 0.08})
+    record.verdicts.update({"u": "uncertain", "u^3": "uncertain", "tanh(u)": "uncertain"})
+    swaps = _swaps.swaps(record, lib, observed, 0.01, noisy=False)
+    assert [(r, o.short(), t) for r, o, t in swaps] == [(("u", "u^3"), "tanh(u)", READABLE)]
+    record.verdicts.update({"u": "determined"})
+    swaps = _swaps.swaps(record, lib, observed, 0.01, noisy=False)
+    assert [(r, o.short()) for r, o, _ in swaps if o.short() == "tanh(u)"] == []

@@ -130,18 +130,24 @@ def swaps(record, lib: dict, observed: dict, tol: float, noisy: bool = True) -> 
             elif field == F and str(getattr(field, "func", "")) in observed:
                 out.append(((term,), other, _tie(mine.F)))
     out += _power_swaps(record, groups, reactions if noisy else {})
-    out += _stood_in(record, lib, groups)
+    out += _stood_in(record, lib, groups, reactions)
     return [(r, o, t) for r, o, t in out if o.short() not in record.intervals]
 
 
-def _stood_in(record, lib: dict, groups: dict) -> list:
-    """Two or more powers of one field under one derivative (``groups``) with an uncertain
-    candidate function of a multiple of that field under the same derivative in their
-    place (:data:`READABLE`: the one term is returned unless the powers fit better): the
-    zoo's exp flux −0.3 d_x(eᵘ) came back as its Taylor stand-in −0.31 u_x − 0.17 d_x(u²),
-    d_x(eᵘ) uncertain."""
+def _stood_in(record, lib: dict, groups: dict, reactions: dict) -> list:
+    """Two or more powers of one field under one derivative (``groups``) — or as reactions
+    (``reactions``), none of them determined — with an uncertain candidate function of a
+    multiple of that field under the same derivative (alone) in their place
+    (:data:`READABLE`: the one term is returned unless the powers fit better): the zoo's
+    exp flux −0.3 d_x(eᵘ) came back as its Taylor stand-in −0.31 u_x − 0.17 d_x(u²) and
+    its tanh damping −0.8 tanh u as −0.77 u + 0.13 u³, the function uncertain. Reaction
+    powers the data determine (Allen–Cahn's u − u³) are left as they are."""
+    held_by = dict(groups)
+    for field, held in reactions.items():
+        if not any(record.verdicts.get(t) == "determined" for _, t in held):
+            held_by[((), field)] = held
     out = []
-    for (alpha, field), held in groups.items():
+    for (alpha, field), held in held_by.items():
         if len(held) < 2:
             continue
         for name, verdict in record.verdicts.items():
