@@ -98,8 +98,8 @@ class Step:
     Python values (tests/test_capture.py checks the training steps for both on the CPU), and
     the optimiser must be ``capturable``; ``body``'s outputs are the same tensors after every
     replay, overwritten, so read them before the next call, and nothing may keep a step's
-    autograd graph alive past the step (keep detached tensors only). Where the capture fails, a line
-    in the log says why and the steps run eagerly from then on."""
+    autograd graph alive past the step (keep detached tensors only). Where the capture
+    fails, a line in the log says why and the steps run eagerly from then on."""
 
     WARMUP = 3
 

@@ -96,15 +96,17 @@ class Candidates:
     verdict_terms: list = field(default_factory=list)
     verdict_cols: list = field(default_factory=list)
     n_fit: int = 0
+    #: ``lib_index`` slices as index tensors per device (:meth:`_index`)
+    _indices: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def _index(self, start: int, end: int, device) -> torch.Tensor:
         """``lib_index[start:end]`` as an index tensor on ``device``, made once (a tensor of
         Python values in a training step is a copy to the device each step)."""
-        cache = self.__dict__.setdefault("_indices", {})
         key = (start, end, str(device))
-        if key not in cache:
-            cache[key] = torch.as_tensor(self.lib_index[start:end], dtype=torch.long, device=device)
-        return cache[key]
+        if key not in self._indices:
+            index = torch.as_tensor(self.lib_index[start:end], dtype=torch.long, device=device)
+            self._indices[key] = index
+        return self._indices[key]
 
     def jet_values(self, state, grid_axes, members: bool = True) -> torch.Tensor | None:
         """Û's derivatives that product terms take, on the grid (*grid, jets), float64
