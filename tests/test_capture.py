@@ -7,6 +7,7 @@ out. Each test watches every operation a step's body dispatches."""
 
 from __future__ import annotations
 
+import importlib
 import traceback
 
 import numpy as np
@@ -22,6 +23,9 @@ from symweak.surrogate import Surrogate
 #: operations a captured step may not dispatch: host reads, tensors from Python values,
 #: shapes that depend on values
 _HOST = {"_local_scalar_dense", "lift_fresh", "nonzero", "masked_select", "_unique2"}
+#: ... and operations whose CUDA kernels read a status on the host (a dispatch on the CPU
+#: does not show it): LAPACK-style least squares checks its ``info`` there
+_HOST_ON_CUDA = {"linalg_lstsq"}
 
 
 class _Watch(TorchDispatchMode):
@@ -33,7 +37,7 @@ class _Watch(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name = func.__name__.split(".")[0]
-        if name in _HOST:
+        if name in _HOST or name in _HOST_ON_CUDA:
             stack = traceback.extract_stack()[:-1]
             if not any("torch/optim" in f.filename for f in stack):
                 where = [
@@ -107,15 +111,38 @@ def test_scattered_points_compared_with_every_gaussian_read_nothing(watched, mon
     assert hits == []
 
 
-def test_a_whole_network_run_steps_read_nothing_from_the_host(watched):
-    """Search, prune and tune on point columns of a lattice (the data term on the grid)."""
+def test_a_whole_network_run_steps_read_nothing_from_the_host(watched, monkeypatch):
+    """Search, prune and tune on point columns of a lattice (the data term on the grid),
+    the tuning step's solve as where steps are captured."""
     hits, seen = watched
+    tune = importlib.import_module("symweak.discover.network._tune")
+    monkeypatch.setattr(tune, "_host_free", lambda device: True)
     obs = _lattice_columns()
     short = {"warmup_epochs": 6, "search_epochs": 4, "prune_epochs": 4, "tune_epochs": 4}
     symweak.discover(obs, ops="id,^2", lhs="u_t", seed=0, progress=False, **short)
     # the warm-up, search, prune and tune: all but each loop's first step watched
     assert seen["bodies"] >= 12
     assert hits == []
+
+
+def test_the_tuning_solve_where_steps_are_captured_reads_nothing_and_agrees():
+    """QR and a triangular solve in place of lstsq (whose CUDA kernel reads its status on
+    the host): the same coefficients to rounding, on columns of scales 1e-3 … 1e3."""
+    tune = importlib.import_module("symweak.discover.network._tune")
+    gen = torch.Generator().manual_seed(0)
+    G = torch.randn(200, 6, dtype=torch.float64, generator=gen)
+    G = G * torch.logspace(-3, 3, 6, dtype=torch.float64)
+    b = torch.randn(200, dtype=torch.float64, generator=gen)
+    watch = _Watch()
+    with watch:
+        free = tune._lstsq(G, b, host_free=True)
+    assert watch.hits == []
+    with watch:
+        eager = tune._lstsq(G, b)
+    assert [name for name, _ in watch.hits] == ["linalg_lstsq"]
+    reference = np.linalg.lstsq(G.numpy(), b.numpy(), rcond=None)[0]
+    np.testing.assert_allclose(free.numpy(), reference, rtol=1e-9)
+    np.testing.assert_allclose(eager.numpy(), reference, rtol=1e-9)
 
 
 def test_eager_steps_zero_the_gradients_and_run_the_body_each_time():

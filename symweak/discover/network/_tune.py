@@ -12,11 +12,28 @@ from .._settings import LAMBDA_W, LR_JOINT_SURROGATE
 __all__ = ["run"]
 
 
-def _lstsq(G: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Column-scaled least squares, without gradient (ξ is re-solved every step)."""
+def _lstsq(G: torch.Tensor, b: torch.Tensor, host_free: bool = False) -> torch.Tensor:
+    """Column-scaled least squares, without gradient (ξ is re-solved every step).
+
+    ``host_free`` (a step replayed as a CUDA graph, :func:`_host_free`): by a QR
+    factorisation and a triangular solve, which read nothing on the host —
+    ``torch.linalg.lstsq`` checks its LAPACK status there. Both assume full column rank
+    (on CUDA lstsq's only driver, ``gels``, is a QR as well); elsewhere lstsq's pivoted QR
+    (``gelsy``) as before."""
     with torch.no_grad():
         scale = G.norm(dim=0).clamp_min(1e-300)
-        return torch.linalg.lstsq(G / scale, b[:, None]).solution[:, 0] / scale
+        A = G / scale
+        if host_free:
+            Q, R = torch.linalg.qr(A)
+            x = torch.linalg.solve_triangular(R, Q.mT @ b[:, None], upper=True)
+            return x[:, 0] / scale
+        return torch.linalg.lstsq(A, b[:, None]).solution[:, 0] / scale
+
+
+def _host_free(device) -> bool:
+    """Whether the tuning step's solve must read nothing on the host: where the step is
+    captured as a CUDA graph (:func:`~symweak._trainer.cuda_graphs`)."""
+    return cuda_graphs(device)
 
 
 def _leading(cands, Gl, coefs) -> str:
@@ -44,11 +61,12 @@ def run(state, cands, progress: bool) -> None:
     # the columns of each equation as index tensors, made once (see Step)
     cols = [torch.as_tensor(c, dtype=torch.long, device=state.device) for c in cands.cols]
     sizes = [len(c) for c in cands.cols]
+    host_free = _host_free(state.device)
 
     def body() -> torch.Tensor:
         _, Gs, bs, _ = cands.system(state, state.quad.axes, [state.asm64])
         Gl, b = Gs[0], bs[0]
-        coefs = [_lstsq(Gl[:, c], b[:, e]) for e, c in enumerate(cols)]
+        coefs = [_lstsq(Gl[:, c], b[:, e], host_free) for e, c in enumerate(cols)]
         resid = torch.stack([Gl[:, c] @ coefs[e] - b[:, e] for e, c in enumerate(cols)], 1)
         l_weak = ((resid**2).sum(0) / state.b_norm.double()).mean()
         loss, held = state.data_losses()
