@@ -216,18 +216,20 @@ class _Points:
 
 
 def _checked(
-    record, library: str, selected: str, noise: float, lo: float, obs=None, surrogate=None
-):
+    record, library: str, selected: str, noise: float, lo: float, obs=None, surrogate=None,
+    symmetry=None,
+):  # fmt: skip
     """``check`` of ``record`` (its ``_refit`` faked by the caller) on candidates
     ``library``, the returned equation ``selected``, the warm-up's noise / std ``noise``,
-    the field observed over [``lo``, 1]: the equation returned."""
+    the field observed over [``lo``, 1], ``history.symmetry`` ``symmetry``: the equation
+    returned."""
     from types import SimpleNamespace
 
     from symweak.discover.network import _refit
 
     observed = {"u": {"quantiles": list(np.linspace(lo, 1.0, 101)), "noise": noise / 10}}
     state = SimpleNamespace(
-        history=SimpleNamespace(fits=[record], observed=observed,
+        history=SimpleNamespace(fits=[record], observed=observed, symmetry=symmetry or {},
                                 phases={"warmup": SimpleNamespace(noise={"u": noise})}),
         problem=SimpleNamespace(lhs=parse_terms("u_t", "t,x", "u"), seed=0, obs=obs,
                                 fields=[sympy.Function("u")(*sympy.symbols("t x"))]),
@@ -281,6 +283,26 @@ def test_an_uncertain_term_the_data_fit_better_added_unless_ill_posed(
     else:  # u_t = ... − 0.05 u_xx is a backward diffusion: the selected equation stays
         assert eq.short() == selected and record.adopted == {}
         assert record.verdicts["u_xx"] == "uncertain"
+
+
+def test_equations_fitted_under_the_kept_symmetry_are_not_refitted_one_by_one(monkeypatch):
+    """The U(1) hypothesis the data kept fits the two equations as one complex equation:
+    the refit that would add u_xx to this one alone (as above, by far more than 10.83) is
+    not made, so no term is added, swapped or judged on it."""
+    terms = {"u": 0.1, "u^2": -0.1}
+    record = FitRecord(
+        lhs="u_t", residual=0.05, method="mstls+tls",
+        intervals={t: sorted([c * 0.9, c * 1.1]) for t, c in terms.items()},
+        without={"u": 0.4, "u^2": 0.3},
+        verdicts={"u": "determined", "u^2": "determined", "u_xx": "uncertain"},
+        alternatives=[{"terms": dict(terms), "held_out": 0.05, "margin": 0.0, "reason": "fit"}],
+    )  # fmt: skip
+    _fake_refits(monkeypatch, {("u", "u^2", "u_xx"): 0.009, ("u", "u^2"): 0.0101}, [0.1, -0.1, 1])
+    selected = "u_t = 0.1*u - 0.1*u^2"
+    kept = {"kept": "symmetric"}
+    eq = _checked(record, "u, u^2, u_xx", selected, 0.1, 0.0, symmetry=kept)
+    assert eq.short() == selected and record.adopted == {} and record.refits == {}
+    assert record.verdicts == {"u": "determined", "u^2": "determined", "u_xx": "uncertain"}
 
 
 @pytest.mark.parametrize(

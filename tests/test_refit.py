@@ -78,7 +78,9 @@ def _state(records, lhs=("u_t",)):
     warmup = SimpleNamespace(noise={"u": 0.05})  # the noise / std: shape tolerance 0.05
     observed = {"u": {"quantiles": list(np.linspace(-3.0, 3.0, 101)), "noise": 0.1}}
     return SimpleNamespace(
-        history=SimpleNamespace(fits=records, phases={"warmup": warmup}, observed=observed),
+        history=SimpleNamespace(
+            fits=records, phases={"warmup": warmup}, observed=observed, symmetry={}
+        ),
         problem=SimpleNamespace(lhs=list(lhs)),
         surrogate=surrogate,
         data=_Data(),

@@ -107,6 +107,7 @@ class Problem:
             "complex_split": {k: list(v) for k, v in self.split.items()},
             "coords": list(self.obs.coord_names),
             "fields": list(self.obs.field_names),
+            "spans": {n: float(np.ptp(self.obs.coords[n])) for n in self.obs.coord_names},
         }
 
 

@@ -25,6 +25,7 @@ from ._readings import (
     cancelling,
 )
 from ._simulate import Simulation
+from ._units import unexplained
 
 __all__ = ["UNEXPLAINED_WARNING", "Alternative", "Discovery", "ParetoEquation", "Simulation"]
 
@@ -159,13 +160,8 @@ class Discovery(Readings):
         per = self.unexplained
         if not isinstance(per, dict):
             per = {self.system[0].lhs.short(): per}
-        out = [
-            f"{lhs}: the equation leaves {100 * r:.0f} % of {lhs} unexplained; the data may be too "
-            "noisy or too sparse to determine it. Compare the Pareto front and the intervals "
-            "before using it."
-            for lhs, r in per.items()
-            if r > UNEXPLAINED_WARNING
-        ]
+        settings = self.settings
+        out = [unexplained(lhs, r, settings) for lhs, r in per.items() if r > UNEXPLAINED_WARNING]
         out.extend(
             said(lhs, found)
             for lhs, found in self._per_lhs("time_series").items()

@@ -2,6 +2,7 @@
 
 from ._assembly import WeakAssembler as WeakAssembler
 from ._assembly import trapezoid_weights as trapezoid_weights
+from ._supports import ISOTROPY_ASPECT as ISOTROPY_ASPECT
 from ._supports import TestFunctionSet as TestFunctionSet
 from ._supports import corner_wavenumber as corner_wavenumber
 from ._testfunctions import TEST_FUNCTIONS as TEST_FUNCTIONS
