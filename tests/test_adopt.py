@@ -242,6 +242,21 @@ def _checked(
     return _refit.check(state, cands, [parse_equation(selected, coords="t,x")])[0]
 
 
+_LOGISTIC = {"u": 0.1, "u^2": -0.1}
+
+
+def _logistic(*more) -> FitRecord:
+    """The record of u_t = 0.1 u − 0.1 u², u_xx uncertain, with alternatives ``more``."""
+    return FitRecord(
+        lhs="u_t", residual=0.05, method="mstls+tls",
+        intervals={t: sorted([c * 0.9, c * 1.1]) for t, c in _LOGISTIC.items()},
+        without={"u": 0.4, "u^2": 0.3},
+        verdicts={"u": "determined", "u^2": "determined", "u_xx": "uncertain"},
+        alternatives=[{"terms": dict(_LOGISTIC), "held_out": 0.05, "margin": 0.0,
+                       "reason": "fit"}, *more],
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("size", "contradicted", "returned"),
     [(0.05, False, True), (-0.05, False, False), (0.05, True, False), (1.0, True, True),
@@ -258,18 +273,8 @@ def test_an_uncertain_term_the_data_fit_better_added_unless_ill_posed(
     (Swift–Hohenberg on clean points), 1.0 u_xx does — not read from a surrogate 0.8
     times the field."""
 
-    terms = {"u": 0.1, "u^2": -0.1}
-    record = FitRecord(
-        lhs="u_t", residual=0.05, method="mstls+tls",
-        intervals={t: sorted([c * 0.9, c * 1.1]) for t, c in terms.items()},
-        without={"u": 0.4, "u^2": 0.3},
-        verdicts={"u": "determined", "u^2": "determined", "u_xx": "uncertain"},
-        alternatives=[
-            {"terms": dict(terms), "held_out": 0.05, "margin": 0.0, "reason": "fit"},
-            {"terms": {**terms, "u_xx": 0.05}, "held_out": 0.049, "margin": 0.3,
-             "reason": "fit+1"},
-        ],
-    )  # fmt: skip
+    record = _logistic({"terms": {**_LOGISTIC, "u_xx": 0.05}, "held_out": 0.049,
+                        "margin": 0.3, "reason": "fit+1"})  # fmt: skip
     losses = {("u", "u^2", "u_xx"): 0.009, ("u", "u^2"): 0.0101}
     _fake_refits(monkeypatch, losses, [0.1, -0.1, size])
     obs = _diffusing() if contradicted else None
@@ -289,14 +294,7 @@ def test_equations_fitted_under_the_kept_symmetry_are_not_refitted_one_by_one(mo
     """The U(1) hypothesis the data kept fits the two equations as one complex equation:
     the refit that would add u_xx to this one alone (as above, by far more than 10.83) is
     not made, so no term is added, swapped or judged on it."""
-    terms = {"u": 0.1, "u^2": -0.1}
-    record = FitRecord(
-        lhs="u_t", residual=0.05, method="mstls+tls",
-        intervals={t: sorted([c * 0.9, c * 1.1]) for t, c in terms.items()},
-        without={"u": 0.4, "u^2": 0.3},
-        verdicts={"u": "determined", "u^2": "determined", "u_xx": "uncertain"},
-        alternatives=[{"terms": dict(terms), "held_out": 0.05, "margin": 0.0, "reason": "fit"}],
-    )  # fmt: skip
+    record = _logistic()
     _fake_refits(monkeypatch, {("u", "u^2", "u_xx"): 0.009, ("u", "u^2"): 0.0101}, [0.1, -0.1, 1])
     selected = "u_t = 0.1*u - 0.1*u^2"
     kept = {"kept": "symmetric"}
