@@ -72,9 +72,9 @@ def test_diffusion_the_data_would_see_is_excluded_or_determined_as_any_term():
 
 
 def test_diffusion_columns_name_each_axis_and_the_terms_that_damp_along_it():
-    """Even total orders along the axis damp (u_xx, d_xx(u²), u_xy, u_xxxx, another
-    field's v_xx), as does a derivative inside F (u_y²); odd orders only carry or disperse
-    (u_x, d_x(u²), u_xxx, u_xxy)."""
+    """Even total orders along the axis damp (u_xx, d_xx(u²), u_xy, u_xxxx, d_xx(u·v)), as
+    does a derivative inside F (u_y²); odd orders only carry or disperse (u_x, d_x(u²),
+    u_xxx, u_xxy); another field's v_xx damps v, not u."""
     u, v = field("u", "txy"), field("v", "txy")
     t, x, y = coord("t"), coord("x"), coord("y")
     lib = [
@@ -83,16 +83,17 @@ def test_diffusion_columns_name_each_axis_and_the_terms_that_damp_along_it():
         Term(u, {x: 2}),  # 2 u_xx
         Term(u, {y: 2}),  # 3 u_yy
         Term(sympy.Derivative(u, y) ** 2),  # 4 u_y^2: a derivative along y inside F
-        Term(v, {x: 2}),  # 5 v_xx: another field's, damps along x
+        Term(v, {x: 2}),  # 5 v_xx: another field's, damps v along x, not u
         Term(u, {x: 1, y: 1}),  # 6 u_xy: second order along both
         Term(u * v),  # 7
         Term(u, {x: 3}),  # 8 u_xxx: dispersion, damps nothing
         Term(u**2, {x: 2}),  # 9 d_xx(u^2)
         Term(u, {x: 4}),  # 10 u_xxxx
         Term(u, {x: 2, y: 1}),  # 11 u_xxy: third order
+        Term(u * v, {x: 2}),  # 12 d_xx(u v): damps both fields along x
     ]
-    assert diffusion_columns(Term(u, {t: 1}), lib) == {2: [2, 5, 6, 9, 10], 3: [3, 4, 6]}
-    assert diffusion_columns(Term(v, {t: 1}), lib) == {5: [2, 5, 6, 9, 10]}
+    assert diffusion_columns(Term(u, {t: 1}), lib) == {2: [2, 6, 9, 10, 12], 3: [3, 4, 6]}
+    assert diffusion_columns(Term(v, {t: 1}), lib) == {5: [5, 12]}
     assert diffusion_columns(Term(u, {t: 2}), [Term(u, {t: 2}), Term(u)]) == {}
 
 
@@ -201,3 +202,26 @@ def test_kdv_burgers_from_noisy_points_gets_the_diffusion_the_data_fit_better():
     adopted = res.history.fits[0].adopted
     assert (adopted["by"], adopted["replaced"]) == ("u_xx", [])
     assert adopted["selected"].keys() == {"d_x(u^2)", "u_xxx"}
+
+
+def test_a_diffusion_another_fields_derivative_stands_in_for_is_uncertain():
+    """A FitzHugh–Nagumo-like u_t: b = u − v + 0.25 v_xx + 0.05 u_xx + noise, with v_xx a
+    smoothed copy of u_xx (correlation ≈ 0.9) that fits better (as a surrogate that lags
+    makes it). v_xx damps v, not u: u_xx is uncertain (reason "floor"), where counting
+    v_xx as u's damping excluded it at the same floor."""
+    u, v, x, t = field("u", "tx"), field("v", "tx"), coord("x"), coord("t")
+    lib = [Term(u), Term(v), Term(v, {x: 2}), Term(u, {x: 2})]
+    rng = np.random.default_rng(3)
+    G = rng.normal(size=(300, 4))
+    G[:, 2] = 0.9 * G[:, 3] + 0.45 * rng.normal(size=300)
+    b = G[:, 0] - G[:, 1] + 0.25 * G[:, 2] + 0.05 * G[:, 3] + 0.5 * rng.normal(size=300)
+    columns = diffusion_columns(Term(u, {t: 1}), lib)
+    assert columns == {3: [3]}
+    found = judge(G, b, [0, 1, 2], seed=0, diffusion=columns)
+    assert found.verdicts == {0: "determined", 1: "determined", 2: "determined", 3: "uncertain"}
+    assert [a.reason for a in found.alternatives] == ["fit", "floor"]
+    assert found.floors[3] == pytest.approx(0.1432, rel=0.01)
+    assert _part(G, b, 3, found.floors[3]) >= UNSEEN
+    settled = judge(G, b, [0, 1, 2], seed=0, diffusion={3: [2, 3]})
+    assert 3 not in settled.verdicts
+    assert settled.excluded[3] == pytest.approx(found.floors[3])
