@@ -102,9 +102,8 @@ def diffusion_columns(lhs, lib) -> dict:
     or one inside F (u_x²) — as :func:`symweak.regress.judge` takes ``diffusion``. Odd
     orders (u_x, d_x(u²), u_xxx) only carry and disperse: an equation of them alone claims
     that nothing is damped, which noisy data cannot settle when a weak diffusion could hide
-    in them (KdV–Burgers at σ = 0.2 returned as −0.80 d_x(u²) − 0.15 u_xxx). Another
-    field's v_xx damps v, not u: beside it u_xx is still unsettled (a FitzHugh–Nagumo built
-    for tuning at σ 0.1 returned u_t with 3.4 v_xx for 0.8 u_xx, u_xx excluded)."""
+    in them (KdV–Burgers at σ = 0.2 returned as −0.80 d_x(u²) − 0.15 u_xxx). v_xx damps v,
+    not u (FitzHugh–Nagumo built for tuning, σ 0.1: 3.4 v_xx for 0.8 u_xx, u_xx excluded)."""
     own = set(lhs.fields)
 
     def damps(term, axis) -> bool:
