@@ -95,6 +95,29 @@ def test_the_warning_says_what_was_returned_and_save_load_keeps_it():
     ) in warnings
 
 
+def test_a_function_is_never_added_beside_a_monomial_of_its_own_expansion():
+    """Damped heat built for tuning (σ 0.05) had sin u added beside u and u² by a ratio of
+    14.1: a function is judged in place of its stand-in, never beside it, either way."""
+    from symweak.discover.network._swaps import additions
+
+    names = ["u", "u^2", "sin(u)", "u_xx", "u_xxxx"]
+    lib = dict(zip(names, parse_terms(", ".join(names), "t,x", "u")))
+
+    def record(terms, uncertain):
+        verdicts = {t: "determined" for t in terms} | {t: "uncertain" for t in uncertain}
+        others = [{**terms, t: 0.01} for t in uncertain]
+        return FitRecord(
+            lhs="u_t", residual=0.05, method="mstls+tls",
+            intervals={t: [c * 0.9, c * 1.1] for t, c in terms.items()}, verdicts=verdicts,
+            alternatives=[{"terms": dict(t), "held_out": 0.05, "margin": 0.1, "reason": "fit"}
+                          for t in [terms, *others]],
+        )  # fmt: skip
+
+    assert additions(record({"u": -0.4, "u_xx": 0.1}, ["sin(u)", "u_xxxx"]), lib) == ["u_xxxx"]
+    assert additions(record({"sin(u)": -0.4, "u_xx": 0.1}, ["u^2", "u_xxxx"]), lib) == ["u_xxxx"]
+    assert additions(record({"u_xx": 0.1}, ["sin(u)", "u^2"]), lib) == ["sin(u)", "u^2"]
+
+
 def test_an_added_term_leaves_the_alternatives_without_it_and_is_said():
     from symweak.discover.network._adopt import said
     from symweak.discover.network._swaps import additions
@@ -288,6 +311,33 @@ def test_an_uncertain_term_the_data_fit_better_added_unless_ill_posed(
     else:  # u_t = ... − 0.05 u_xx is a backward diffusion: the selected equation stays
         assert eq.short() == selected and record.adopted == {}
         assert record.verdicts["u_xx"] == "uncertain"
+
+
+@pytest.mark.parametrize("ratio", [13.0, 30.0])
+def test_an_added_term_is_returned_only_beyond_the_added_cutoff(monkeypatch, caplog, ratio):
+    """A ratio of 13 passes REFIT_CHI2 (10.83) but not ADDED_CHI2 (15.14): the selected
+    equation stays, u_xx stays uncertain and the log says why; at 30, u_xx is returned."""
+    from symweak.discover._settings import ADDED_CHI2, REFIT_CHI2
+
+    assert REFIT_CHI2 < 13.0 < ADDED_CHI2 < 30.0
+    record = _logistic({"terms": {**_LOGISTIC, "u_xx": 0.05}, "held_out": 0.049,
+                        "margin": 0.3, "reason": "fit+1"})  # fmt: skip
+    losses = {("u", "u^2", "u_xx"): 0.0101 * (1 - ratio / 2000), ("u", "u^2"): 0.0101}
+    _fake_refits(monkeypatch, losses, [0.1, -0.1, 0.05])
+    selected = "u_t = 0.1*u - 0.1*u^2"
+    with caplog.at_level("INFO", logger="symweak"):
+        eq = _checked(record, "u, u^2, u_xx", selected, 0.1, 0.0)
+    assert record.refits["+ u_xx"] == pytest.approx(-ratio)
+    if ratio < ADDED_CHI2:
+        assert eq.short() == selected and record.adopted == {}
+        assert record.verdicts["u_xx"] == "uncertain"
+        assert (
+            "u_t: the data fit u_xx added better by a likelihood ratio of 13, under the 15.1 "
+            "an added term needs: it stays uncertain" in caplog.text
+        )
+    else:
+        assert eq.short() == "u_t = 0.1*u - 0.1*u^2 + 0.05*u_xx"
+        assert record.verdicts["u_xx"] == "determined"
 
 
 def test_equations_fitted_under_the_kept_symmetry_are_not_refitted_one_by_one(monkeypatch):

@@ -39,15 +39,16 @@ d_xx(u²), a quadratic stand-in over u ∈ [0.3, 1.5] for 0.02 d_xx(u³)) must b
 noisy data a reaction power k ≥ 2 that is its field's only reaction power (u² alone) is
 refitted with the powers k ± 1 (u³, u), which must not fit better by ``REFIT_CHI2``, and
 the uncertain terms the equation lacks are refitted added to it (:mod:`._swaps`). The
-swap or addition the data fit best, where they fit it better by more than ``REFIT_CHI2``,
-is returned in place of the equation and then checked itself (:mod:`._adopt`). Where the
-equation couples no points and the data's own time series contradict it
-(:mod:`.._pointwise`), the surrogate may not have followed the field, and a swap is
-returned only if the surrogate trained under it follows those time series (``FOLLOWS``)
-and they do not contradict the swap, its terms that couple points read from that
-surrogate (Swift–Hohenberg on clean points: −0.45 u, contradicted, came back as −0.091 u +
-0.039 u_xx determined, truth −0.8 u − 2 u_xx − u_xxxx + …, from a surrogate 6.4 times the
-local quadratics' misfit off the data; FitzHugh–Nagumo's added diffusion is returned).
+swap or addition the data fit best, where they fit it better by more than ``REFIT_CHI2``
+(an addition by more than ``ADDED_CHI2``), is returned in place of the equation and then
+checked itself (:mod:`._adopt`). Where the equation couples no points and the data's own
+time series contradict it (:mod:`.._pointwise`), the surrogate may not have followed the
+field, and a swap is returned only if the surrogate trained under it follows those time
+series (``FOLLOWS``) and they do not contradict the swap, its terms that couple points
+read from that surrogate (Swift–Hohenberg on clean points: −0.45 u, contradicted, came
+back as −0.091 u + 0.039 u_xx determined, truth −0.8 u − 2 u_xx − u_xxxx + …, from a
+surrogate 6.4 times the local quadratics' misfit off the data; FitzHugh–Nagumo's added
+diffusion is returned).
 
 Nothing is done for equations tied by ``pair`` rules or fitted together under the U(1)
 hypothesis the data kept (λ–ω at σ = 0.05, seed 0: u_xx added to u_t alone by a likelihood
@@ -74,7 +75,7 @@ from ...regress import MAX_ALTERNATIVES
 from .._library import distinct_functions
 from .._pointwise import contradicted, time_series_check
 from .._posed import ill_posed, observed_once
-from .._settings import LR_JOINT_SURROGATE, REFIT_CHI2, SHAPE_TOL_MIN
+from .._settings import ADDED_CHI2, LR_JOINT_SURROGATE, REFIT_CHI2, SHAPE_TOL_MIN
 from ._adopt import adopt
 from ._extract import shape_tolerance
 from ._strong import evaluator, readable
@@ -273,8 +274,15 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
                 "%.3g): uncertain", lhs, "as well" if tie else "better", other.short(),
                 " + ".join(replaced), -value,
             )  # fmt: skip
-        if value < (REFIT_CHI2 if tie == READABLE else -REFIT_CHI2):
+        cutoff = REFIT_CHI2 if tie == READABLE else -(REFIT_CHI2 if replaced else ADDED_CHI2)
+        if value < cutoff:
             better.append((value, replaced, other, support, coefs, system, with_loss, tie))
+        elif not replaced and value < -REFIT_CHI2:
+            log.info(
+                "symweak: %s: the data fit %s added better by a likelihood ratio of %.3g, "
+                "under the %.3g an added term needs: it stays uncertain",
+                lhs, other.short(), -value, ADDED_CHI2,
+            )  # fmt: skip
     for best in sorted(better, key=lambda b: b[0]) if adopt else ():
         equation = Equation(state.problem.lhs[e], dict(zip(best[3], best[4])))
         if ill_posed(equation, seen[0]) is not None:  # never a backward diffusion
