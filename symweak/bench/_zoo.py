@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _solvers as S
 from ._system import BenchmarkSystem
+from ._variants import VARIANTS
 
 __all__ = ["ZOO", "zoo_cases", "zoo_summary"]
 
@@ -398,6 +399,7 @@ ZOO: dict[str, BenchmarkSystem] = {
         _case("allen_cahn_2d", "Allen–Cahn in 2-D", "2-D", "validate",
               ["u_t = 0.05*u_xx + 0.05*u_yy + 0.5*u - 0.5*u^3"], _allen_cahn_2d,
               coords=("t", "x", "y")),
+        *[_case(n, t, f, "tune", e, g, **kw) for n, t, f, e, g, kw in VARIANTS],
     ]
 }  # fmt: skip
 
