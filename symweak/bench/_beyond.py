@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._periodic import periodic_1d as _periodic_1d
 from ._system import BenchmarkSystem, periodic_1d_case
-from ._zoo import _periodic_1d
 
 __all__ = ["BEYOND"]
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._periodic import periodic_1d
+
 __all__ = ["VARIANTS"]
 
 
 def _fhn_variant(nt=101, nx=256, T=30.0):
-    from ._zoo import _periodic_1d
-
-    return _periodic_1d(
+    return periodic_1d(
         -40.0, 40.0, nx, T, nt,
         {"u": lambda x: 2.2 * np.exp(-((x - 5) ** 2) / 6), "v": lambda x: 0.0 * x},
         {"u": lambda k: -0.8 * k**2 + 1.2, "v": lambda k: -0.08 + 0.0 * k},
@@ -30,9 +30,7 @@ def _fhn_variant(nt=101, nx=256, T=30.0):
 
 
 def _damped_heat_variant(nt=101, nx=256, T=3.0):
-    from ._zoo import _periodic_1d
-
-    return _periodic_1d(
+    return periodic_1d(
         -8.0, 8.0, nx, T, nt,
         {"u": lambda x: 1.2 * np.exp(-(x**2) / 2) + 0.5 * np.cos(np.pi * x / 8)
                         + 0.3 * np.sin(np.pi * x / 4)},
@@ -42,9 +40,7 @@ def _damped_heat_variant(nt=101, nx=256, T=3.0):
 
 
 def _kdv_burgers_variant(nt=101, nx=256, T=10.0):
-    from ._zoo import _periodic_1d
-
-    return _periodic_1d(
+    return periodic_1d(
         -30.0, 30.0, nx, T, nt,
         {"u": lambda x: 1.0 / np.cosh((x + 8) / 2.0) ** 2 + 0.6 * np.exp(-((x - 6) ** 2) / 5)},
         {"u": lambda k: -0.03 * k**2 + 0.3j * k**3},
