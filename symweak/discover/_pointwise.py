@@ -210,14 +210,16 @@ def contradicted(found: dict | None) -> bool:
     return worse or found["unexplained"] > max(CONTRADICTED, 2 * found["noise"])
 
 
-def said(lhs: str, found: dict) -> str:
-    """The warning for a contradicted equation."""
+def said(lhs: str, found: dict, units: str | None = None) -> str:
+    """The warning for a contradicted equation; ``units``: the clause naming lopsided units
+    (:func:`._units.lopsided`), where they are."""
     return (
         f"{lhs}: the equation couples no neighbouring points, and at the {found['places']} "
         f"places the data follow through time it leaves {100 * found['unexplained']:.0f} % of "
         f"{lhs} unexplained (the reading's own error accounts for {100 * found['noise']:.0f} "
         "%): the data need terms this run did not resolve (the surrogate may not follow the "
-        "field between those places), so they determine none of its terms."
+        f"field between those places{', ' + units if units else ''}), so they determine none "
+        "of its terms."
     )
 
 

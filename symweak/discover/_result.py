@@ -25,7 +25,7 @@ from ._readings import (
     cancelling,
 )
 from ._simulate import Simulation
-from ._units import unexplained
+from ._units import lopsided, unexplained
 
 __all__ = ["UNEXPLAINED_WARNING", "Alternative", "Discovery", "ParetoEquation", "Simulation"]
 
@@ -163,7 +163,7 @@ class Discovery(Readings):
         settings = self.settings
         out = [unexplained(lhs, r, settings) for lhs, r in per.items() if r > UNEXPLAINED_WARNING]
         out.extend(
-            said(lhs, found)
+            said(lhs, found, lopsided(settings))
             for lhs, found in self._per_lhs("time_series").items()
             if contradicted(found)
         )

@@ -9,7 +9,11 @@ long) left 72 % of v_t unexplained and came back as the rotation alone; with
 cubic terms. Radii per axis by default were measured and not adopted: the scratch-assay
 twin (x over 1 900 µm, t over 48 h) came back with u_xxxx, d_xxxx(u²) and d_xx(u²) beside
 its three terms. So the warning of an equation that leaves most of its left-hand side
-unexplained names the units where they are lopsided (:func:`unexplained`).
+unexplained names the units where they are lopsided (:func:`unexplained`), and so does the
+warning of an equation the data's own time series contradict: a FitzHugh–Nagumo variant
+(10 % points, σ 0.1) in seconds and millimetres (t over 1 800, x over 160) came back
+without u_xx and contradicted, per-axis radii did not help, and in minutes (t over 30) it
+gave its four terms (3.36 u_xx for 3.2).
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ def lopsided(settings: Mapping) -> str | None:
     return (
         f"or its units lopsided: {longest} spans {ratio:.3g} times the range of {shortest} "
         "here, and the test functions are isotropic (the paper's radius), so the units decide "
-        f"how far they reach along {longest}; scales=('axis', 'cap') scales them per axis"
+        f"how far they reach along {longest}; rescale {longest} (minutes for seconds, say) or "
+        "pass scales=('axis', 'cap') to scale them per axis"
     )
 
 
