@@ -169,3 +169,18 @@ def test_intervals_reach_the_precision_floor_around_the_shown_coefficient():
     other = FitRecord(lhs="v_t", residual=0.0, method="mstls", intervals={"u": [1.0, 1.0]})
     widen_to_precision([shown], [other])  # no equation for v_t: nothing to widen around
     assert other.intervals == {"u": [1.0, 1.0]}
+
+
+def test_noisy_data_widen_the_precision_floor_with_the_noise_estimate():
+    """Noise / std 0.1: the floor is 2 % + 0.5 × 10 % = 7 % of the coefficient."""
+    from symweak.discover._settings import INTERVAL_NOISE_SHARE
+
+    assert INTERVAL_NOISE_SHARE == 0.5
+    shown = parse_equation("u_t = -0.5*d_x(u^2) + 0.1*u_xx", coords="t,x")
+    fit = FitRecord(
+        lhs="u_t", residual=0.01, method="mstls",
+        intervals={"d_x(u^2)": [-0.52, -0.49], "u_xx": [0.05, 0.2]},
+    )  # fmt: skip
+    widen_to_precision([shown], [fit], noise=0.1)
+    assert fit.intervals["d_x(u^2)"] == pytest.approx([-0.535, -0.465])
+    assert fit.intervals["u_xx"] == [0.05, 0.2]

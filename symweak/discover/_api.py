@@ -138,6 +138,12 @@ def _network(problem, cfg, progress, settings, rebuild):
 POINTS_PER_COEFFICIENT = 10
 
 
+def _noise(history) -> float:
+    """The warm-up's estimated noise / std, the largest over the fields (0 without one)."""
+    noise = getattr((getattr(history, "phases", None) or {}).get("warmup"), "noise", None) or {}
+    return max((float(v) for v in noise.values() if v == v), default=0.0)
+
+
 def _check_enough_points(obs) -> None:
     D = len(obs.coord_names)
     need = POINTS_PER_COEFFICIENT * (1 + D + D * (D + 1) // 2)
@@ -213,7 +219,7 @@ def discover(
             log.info("symweak: full-grid fast path on %s", problem.obs.describe().splitlines()[0])
         equations, history = _grid.run(problem, cfg)
         surrogate = None
-    widen_to_precision(equations, history.fits)
+    widen_to_precision(equations, history.fits, _noise(history))
     check_pointwise(problem.obs, equations, history.fits)
     observed_once(problem, history)
     result = Discovery(

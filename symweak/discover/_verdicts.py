@@ -21,7 +21,7 @@ from ..regress import (
     term_complexity,
 )
 from ._library import kept_indices
-from ._settings import BOOTSTRAP_RESAMPLES, INTERVAL_PRECISION
+from ._settings import BOOTSTRAP_RESAMPLES, INTERVAL_NOISE_SHARE, INTERVAL_PRECISION
 
 __all__ = [
     "NOTHING_DETERMINED",
@@ -51,14 +51,14 @@ NOTHING_DETERMINED = 0.5
 #: single-term Gray–Scott and λ–ω equations (w_t = 0.024 w for 0.02 w_xx + v² − w v² −
 #: 0.04 w) 0.05–0.21
 RICHER = 0.25
-#: ... and a drop of at least this part of the left-hand side (residuals under 1 % are
-#: where the surrogate's own error is the misfit)
+#: ... and a drop of at least this part of the left-hand side (under 1 %: the surrogate's)
 RICHER_DROP = 0.01
 
 
-def widen_to_precision(equations, fits) -> None:
-    """Widen each interval of ``fits`` (:class:`~._history.FitRecord` objects, by
-    left-hand side) to reach ``INTERVAL_PRECISION`` of the shown coefficient either side."""
+def widen_to_precision(equations, fits, noise: float = 0.0) -> None:
+    """Widen each interval of ``fits`` (FitRecords) to reach ``INTERVAL_PRECISION`` +
+    ``INTERVAL_NOISE_SHARE`` × ``noise`` (noise / std) of the shown coefficient either side."""
+    share = INTERVAL_PRECISION + INTERVAL_NOISE_SHARE * max(float(noise), 0.0)
     by_lhs = {fit.lhs: fit for fit in fits}
     for eq in equations:
         fit = by_lhs.get(eq.lhs.short())
@@ -68,7 +68,7 @@ def widen_to_precision(equations, fits) -> None:
             name = term.short()
             if name in fit.intervals:
                 lo, hi = fit.intervals[name]
-                reach = INTERVAL_PRECISION * abs(float(c))
+                reach = share * abs(float(c))
                 fit.intervals[name] = [min(lo, float(c) - reach), max(hi, float(c) + reach)]
 
 
