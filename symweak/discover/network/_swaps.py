@@ -191,8 +191,9 @@ def _power_swaps(record, groups: dict, reactions: dict) -> list:
 
 def additions(record, lib: dict) -> list[str]:
     """The uncertain terms of ``record`` its equation lacks (candidates only), those of the
-    closest alternatives first, at most ``ADDITIONS``: refitted added to the equation,
-    the data may fit it better by more than 10.83 (Nagumo's u³ beside u − u²). Never a
+    closest alternatives first, at most ``ADDITIONS``: refitted added to the equation, and
+    returned with it where the data fit it better by more than ``ADDED_CHI2`` (Nagumo's u³
+    beside u − u²). Never a
     function beside a monomial of its own expansion, nor such a monomial beside the
     function (the verdicts judge them only in each other's place): a damped heat equation
     built for tuning, u_t = 0.1 u_xx − 0.5 u at σ 0.05, came back as −0.40 u − 0.0011 u²
@@ -202,8 +203,10 @@ def additions(record, lib: dict) -> list[str]:
     for alt in record.alternatives:
         for t in alt["terms"]:
             held = t in record.intervals or t in out or t not in lib
-            if not held and record.verdicts.get(t) == "uncertain":
-                out += [] if _beside_expansion(have, lib[t]) else [t]
+            if held or record.verdicts.get(t) != "uncertain":
+                continue
+            if not _beside_expansion(have, lib[t]):
+                out.append(t)
     return out[:ADDITIONS]
 
 
