@@ -225,3 +225,32 @@ def test_a_diffusion_another_fields_derivative_stands_in_for_is_uncertain():
     settled = judge(G, b, [0, 1, 2], seed=0, diffusion={3: [2, 3]})
     assert 3 not in settled.verdicts
     assert settled.excluded[3] == pytest.approx(found.floors[3])
+
+
+def test_the_verdicts_judge_a_diffusion_the_network_did_not_offer():
+    """Each first-order-in-time left-hand side's own u_xx (and u_yy) joins the verdicts'
+    terms when the library lacks it and the multi-indices allow it; forbidden terms, a
+    second-order left-hand side and a library that has it add nothing."""
+    from types import SimpleNamespace
+
+    from symweak.discover.network._extract import diffusion_terms
+    from symweak.grammar import parse_constraints
+
+    u, v = field("u", "txy"), field("v", "txy")
+    t, x, y = coord("t"), coord("x"), coord("y")
+    alphas = [(0, 0, 0), (0, 1, 0), (0, 2, 0), (0, 0, 2), (0, 1, 1)]
+    problem = SimpleNamespace(
+        coords=(t, x, y), lhs=[Term(u, {t: 1}), Term(v, {t: 1})], constraints=None
+    )
+    present = [Term(u), Term(u**2), Term(v, {y: 2})]
+    found = diffusion_terms(problem, alphas, present)
+    assert [term.short() for term in found] == ["u_xx", "u_yy", "v_xx"]
+    # only first order along x allowed: nothing along x
+    assert [
+        term.short() for term in diffusion_terms(problem, alphas[:2] + alphas[3:], present)
+    ] == ["u_yy"]
+    forbid = parse_constraints("forbid: u_yy, v_xx", fields=["u", "v"], coords="t,x,y")
+    problem.constraints = forbid
+    assert [term.short() for term in diffusion_terms(problem, alphas, present)] == ["u_xx"]
+    wave = SimpleNamespace(coords=(t, x, y), lhs=[Term(u, {t: 2})], constraints=None)
+    assert diffusion_terms(wave, alphas, [Term(u)]) == []

@@ -270,7 +270,38 @@ def _network_library(state) -> tuple[list, dict, list, list]:
             "the difference): %s",
             ", ".join(t.short() for t in verdicts),
         )
-    return library, libraries, ties, verdicts
+    unoffered = diffusion_terms(problem, state.A, library + verdicts)
+    if unoffered:
+        log.info(
+            "symweak: judged though the network did not offer them (a diffusion the data may "
+            "hold): %s",
+            ", ".join(t.short() for t in unoffered),
+        )
+    return library, libraries, ties, verdicts + unoffered
+
+
+def diffusion_terms(problem, alphas, present) -> list:
+    """Each left-hand side field's own diffusion along each space axis (u_xx, u_yy for
+    u_t) that the multi-indices ``alphas`` allow and ``present`` lacks: the verdicts judge
+    it though the network's read-back did not offer it, so that an equation returned
+    without any derivative says whether the data could hold one (a scratch assay at 36 %
+    noise came back as u_t = 0.067 u − 52 u² with no word on diffusion) rather than
+    saying nothing. Only for left-hand sides of first order in time."""
+    from ...ir import Term
+
+    coords = [str(c) for c in problem.coords]
+    out: list = []
+    for lhs in problem.lhs:
+        if sum(lhs.order.values()) != 1:
+            continue
+        for i, axis in enumerate(coords):
+            if axis == "t" or not any(a[i] == 2 and sum(a) == 2 for a in alphas):
+                continue
+            term = Term(lhs.F, {axis: 2})
+            if term not in present and term not in out:
+                out.append(term)
+    forbid = set(problem.constraints.forbid) if problem.constraints is not None else set()
+    return [t for t in out if t not in forbid]
 
 
 def with_products(state, library, libraries, ties, products, verdicts=()) -> Candidates:
