@@ -340,6 +340,47 @@ def test_an_added_term_is_returned_only_beyond_the_added_cutoff(monkeypatch, cap
         assert record.verdicts["u_xx"] == "determined"
 
 
+@pytest.mark.parametrize(
+    ("u3_ratio", "returned"), [(29.0, None), (20.0, None), (16.0, "u_xx"), (12.0, "u_xx")]
+)
+def test_an_addition_another_added_term_fits_as_well_is_not_returned(
+    monkeypatch, caplog, u3_ratio, returned
+):
+    """u_xx added fits better by 30 (beyond ADDED_CHI2), u^3 added by 29 or 20 (beyond it
+    too, and within 10.83 of u_xx): the data gain from a term, not from u_xx, so neither
+    is returned (both stay uncertain) and the log says so. u^3 at 16 is beaten by 14: u_xx
+    is returned; u^3 at 12 is no addition of its own (under 15.14): u_xx is returned."""
+    record = _logistic(
+        {"terms": {**_LOGISTIC, "u_xx": 0.05}, "held_out": 0.049, "margin": 0.3,
+         "reason": "fit+1"},
+        {"terms": {**_LOGISTIC, "u^3": 0.01}, "held_out": 0.049, "margin": 0.4,
+         "reason": "fit+1"},
+    )  # fmt: skip
+    record.verdicts["u^3"] = "uncertain"
+    losses = {
+        ("u", "u^2", "u_xx"): 0.0101 * (1 - 30.0 / 2000),
+        ("u", "u^2", "u^3"): 0.0101 * (1 - u3_ratio / 2000),
+        ("u", "u^2"): 0.0101,
+    }
+    _fake_refits(monkeypatch, losses, [0.1, -0.1, 0.05])
+    selected = "u_t = 0.1*u - 0.1*u^2"
+    with caplog.at_level("INFO", logger="symweak"):
+        eq = _checked(record, "u, u^2, u^3, u_xx", selected, 0.1, 0.0)
+    assert record.refits["+ u_xx"] == pytest.approx(-30.0)
+    assert record.refits["+ u^3"] == pytest.approx(-u3_ratio)
+    if returned is None:
+        assert eq.short() == selected and record.adopted == {}
+        assert record.verdicts["u_xx"] == record.verdicts["u^3"] == "uncertain"
+        assert (
+            "u_t: the data fit u_xx added better (likelihood ratio 30) and u^3 about as well "
+            f"({u3_ratio:.0f}): they do not tell which term the equation lacks, so neither is "
+            "returned" in caplog.text
+        )
+    else:
+        assert eq.short() == "u_t = 0.1*u - 0.1*u^2 + 0.05*u_xx"
+        assert record.verdicts["u_xx"] == "determined"
+
+
 def test_equations_fitted_under_the_kept_symmetry_are_not_refitted_one_by_one(monkeypatch):
     """The U(1) hypothesis the data kept fits the two equations as one complex equation:
     the refit that would add u_xx to this one alone (as above, by far more than 10.83) is
