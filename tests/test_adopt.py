@@ -381,6 +381,36 @@ def test_an_addition_another_added_term_fits_as_well_is_not_returned(
         assert record.verdicts["u_xx"] == "determined"
 
 
+@pytest.mark.parametrize("drop_ratio", [-20.0, -5.0])
+def test_no_addition_is_returned_where_a_drop_fits_the_data_better(monkeypatch, caplog, drop_ratio):
+    """The refit without u fitting the data better than the equation's own (by 20 > 10.83)
+    says the refits did not settle (a nested model cannot fit better at its optimum): u_xx,
+    added better by 30, is not returned and the log says why; by 5 (the refits' noise) it
+    is returned as before."""
+    record = _logistic({"terms": {**_LOGISTIC, "u_xx": 0.05}, "held_out": 0.049,
+                        "margin": 0.3, "reason": "fit+1"})  # fmt: skip
+    losses = {
+        ("u", "u^2", "u_xx"): 0.0101 * (1 - 30.0 / 2000),
+        ("u", "u^2"): 0.0101,
+        ("u^2",): 0.0101 * (1 - (-drop_ratio) / 2000),
+    }
+    _fake_refits(monkeypatch, losses, [0.1, -0.1, 0.05])
+    selected = "u_t = 0.1*u - 0.1*u^2"
+    with caplog.at_level("INFO", logger="symweak"):
+        eq = _checked(record, "u, u^2, u_xx", selected, 0.1, 0.0)
+    assert record.refits["u"] == pytest.approx(drop_ratio)
+    assert record.refits["+ u_xx"] == pytest.approx(-30.0)
+    if drop_ratio < -10.83:
+        assert eq.short() == selected and record.adopted == {}
+        assert record.verdicts["u_xx"] == "uncertain"
+        assert (
+            "u_t: the data fit the equation better without u (likelihood ratio -20) than with "
+            "it: the refits are not settled here, so no swap or addition is returned" in caplog.text
+        )
+    else:
+        assert eq.short() == "u_t = 0.1*u - 0.1*u^2 + 0.05*u_xx"
+
+
 def test_equations_fitted_under_the_kept_symmetry_are_not_refitted_one_by_one(monkeypatch):
     """The U(1) hypothesis the data kept fits the two equations as one complex equation:
     the refit that would add u_xx to this one alone (as above, by far more than 10.83) is

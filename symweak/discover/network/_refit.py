@@ -79,7 +79,7 @@ from .._settings import ADDED_CHI2, LR_JOINT_SURROGATE, REFIT_CHI2, SHAPE_TOL_MI
 from ._adopt import adopt
 from ._extract import shape_tolerance
 from ._strong import evaluator, readable
-from ._swaps import READABLE, additions
+from ._swaps import READABLE, additions, specific
 from ._swaps import swaps as offered
 from ._tune import _lstsq
 from ._warmup import noise_ratio
@@ -252,10 +252,13 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
         loss, coefs, system = _refit(state, cands, e, support, start)
         return n * (loss - with_loss) / max(with_loss, 1e-300), coefs, system
 
+    unconverged = None  # a term whose drop the data fit better: the refits are not settled
     for term in drops:
         rest = [t for t in terms if t != term]
         value, coefs, _ = statistic([lib[t] for t in rest])
         coef = with_coefs[terms.index(term)]
+        if value < -REFIT_CHI2 and unconverged is None:
+            unconverged = (term, value)
         if verdict(record, term, value, coef, dict(zip(rest, coefs))):
             log.info(
                 "symweak: %s: the data fit as well without %s (likelihood ratio %.3g < "
@@ -285,34 +288,20 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
             )  # fmt: skip
         if not replaced:
             added[other.short()] = value
-    for best in sorted(_specific(lhs, better, added), key=lambda b: b[0]) if adopt else ():
+    if adopt and better and unconverged is not None:
+        log.info(
+            "symweak: %s: the data fit the equation better without %s (likelihood ratio %.3g) "
+            "than with it: the refits are not settled here, so no swap or addition is "
+            "returned", lhs, *unconverged,
+        )  # fmt: skip
+        adopt = False
+    for best in sorted(specific(lhs, better, added), key=lambda b: b[0]) if adopt else ():
         equation = Equation(state.problem.lhs[e], dict(zip(best[3], best[4])))
         if ill_posed(equation, seen[0]) is not None:  # never a backward diffusion
             continue
         if not verify or _explains(state, cands, e, start, best[3], equation):
             return _adopted(state, cands, e, record, start, lib, seen, best, selected)
     return None
-
-
-def _specific(lhs: str, better: list, added: dict) -> list:
-    """``better`` less each addition the data do not fit better by ``REFIT_CHI2`` than
-    another that passes ``ADDED_CHI2`` too (``added``: ``{term: statistic}``): the equation
-    gains from more freedom, not from that term, and it stays uncertain (the assay twin,
-    five snapshots, σ 0.2, seed 1: u³ added 18.5, u⁴ 18.0; u³ came back determined)."""
-    out = []
-    for entry in better:
-        value, replaced, other = entry[:3]
-        rivals = {t: v for t, v in added.items() if t != other.short() and v < -ADDED_CHI2}
-        rival = min(rivals, key=rivals.get) if rivals else None
-        if replaced or rival is None or rivals[rival] - value >= REFIT_CHI2:
-            out.append(entry)
-            continue
-        log.info(
-            "symweak: %s: the data fit %s added better (likelihood ratio %.3g) and %s about "
-            "as well (%.3g): they do not tell which term the equation lacks, so neither is "
-            "returned", lhs, other.short(), -value, rival, -rivals[rival],
-        )  # fmt: skip
-    return out
 
 
 def _explains(state, cands, e: int, start: dict, support: list, equation) -> bool:
