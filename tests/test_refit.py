@@ -105,7 +105,7 @@ def test_check_refits_the_two_weakest_determined_terms_and_leaves_the_surrogate(
         # the refit trains the surrogate; check puts it back
         state.surrogate.weight.data.add_(1.0)
         state.data._gen.manual_seed(99)
-        return losses[key], [0.1 * (i + 1) for i in range(len(cols))], None
+        return losses.get(key, 0.02), [0.1 * (i + 1) for i in range(len(cols))], None
 
     monkeypatch.setattr(_refit, "_refit", fake)
     record = _record()
@@ -113,10 +113,13 @@ def test_check_refits_the_two_weakest_determined_terms_and_leaves_the_surrogate(
     before = state.surrogate.weight.detach().clone()
     gen = state.data._gen.get_state()
     assert check(state, _cands(names), ["eq"]) == ["eq"]
-    # weakest first: u_x (1.26 % unexplained without it), then u_xx (5.87 %)
-    assert calls == [("u", "u^2", "u_x", "u_xx"), ("u", "u^2", "u_xx"), ("u", "u^2", "u_x")]
+    # weakest first: u_x (1.26 % unexplained without it), then u_xx (5.87 %); then the
+    # drift u_x with the flux d_x(u^2) in its place (which fits far worse here)
+    assert calls == [("u", "u^2", "u_x", "u_xx"), ("u", "u^2", "u_xx"), ("u", "u^2", "u_x"),
+                     ("u", "u^2", "d_x(u^2)", "u_xx")]  # fmt: skip
     assert record.refits == {"u_x": pytest.approx(2000 * 0.00002 / 0.01),
-                             "u_xx": pytest.approx(2000 * 0.002 / 0.01)}  # fmt: skip
+                             "u_xx": pytest.approx(2000 * 0.002 / 0.01),
+                             "u_x -> d_x(u^2)": pytest.approx(2000 * 0.01 / 0.01)}  # fmt: skip
     assert record.verdicts == {"u": "determined", "u^2": "determined", "u_x": "uncertain",
                                "u_xx": "determined"}  # fmt: skip
     # the coefficient of u_x in the refit with it: the third of [0.1, 0.2, 0.3, 0.4]
@@ -200,10 +203,12 @@ def test_a_drift_the_data_do_not_need_comes_back_uncertain():
     res = symweak.discover(_logistic(0.1, 0), ops="+,-,*", seed=0, progress=False)
     verdicts = res.verdicts
     assert verdicts["u_x"] == "uncertain", verdicts
+    # the flux d_x(u^2) in the drift's place fits as well: both uncertain
     assert {t: v for t, v in verdicts.items() if t != "u_x"} == {
         "u": "determined",
         "u^2": "determined",
         "u_xx": "determined",
+        "d_x(u^2)": "uncertain",
     }
     assert res.history.fits[0].refits["u_x"] < REFIT_CHI2
     assert res.history.fits[0].refits["u_xx"] > 10 * REFIT_CHI2
@@ -247,6 +252,8 @@ def test_check_returns_a_swap_the_data_fit_better_and_judges_it(monkeypatch):
         key = tuple(t.short() for t in cols)
         calls.append(key)
         better = {("sin(u)", "u^2", "u_x", "u_xx"): 0.009}  # the data prefer sin(u)
+        # ... and the drift u_x to the flux d_x(u^2) in its place
+        better.update({(f, "u^2", "d_x(u^2)", "u_xx"): 0.02 for f in ("u", "sin(u)")})
         loss = better.get(key, 0.0101 if len(key) == 4 else 0.0200)
         return loss, [0.1, -0.2, 0.3, 0.05][: len(cols)], (G[:, : len(cols)], b)
 
@@ -265,8 +272,9 @@ def test_check_returns_a_swap_the_data_fit_better_and_judges_it(monkeypatch):
     # the data fit it better by far more than the cutoff: returned, then judged itself
     # (with, its two drops, sin(u) -> u, and u^2 -> u^3, u^2 -> u: none fits better)
     assert equation.short() == "u_t = -0.2*u^2 + 0.1*sin(u) + 0.3*u_x + 0.05*u_xx"
-    assert calls[4:] == [("sin(u)", "u^2", "u_x", "u_xx"), ("sin(u)", "u^2", "u_xx"),
-                         ("sin(u)", "u^2", "u_x"), ("u", "u^2", "u_x", "u_xx"),
+    assert calls[4:] == [("u", "u^2", "d_x(u^2)", "u_xx"), ("sin(u)", "u^2", "u_x", "u_xx"),
+                         ("sin(u)", "u^2", "u_xx"), ("sin(u)", "u^2", "u_x"),
+                         ("u", "u^2", "u_x", "u_xx"), ("sin(u)", "u^2", "d_x(u^2)", "u_xx"),
                          ("sin(u)", "u^3", "u_x", "u_xx"), ("sin(u)", "u", "u_x", "u_xx")]  # fmt: skip
     assert record.verdicts == {"sin(u)": "determined", "u^2": "determined",
                                "u_x": "determined", "u_xx": "determined"}  # fmt: skip
@@ -321,11 +329,17 @@ def _returned(terms: dict) -> FitRecord:
         ),
         # the field with a function of it (not one with a fitted constant inside)
         ({"u": -0.3, "u_xx": 0.15}, [(("u",), "sin(u)", False)]),
+        # a drift alone with the flux d_x(u^2) (it must beat it: over a front they stand in
+        # for each other)
+        (
+            {"u_x": -0.5, "u": 0.4, "u^2": -0.4},
+            [(("u",), "sin(u)", False), (("u_x",), "d_x(u^2)", True)],
+        ),
     ],
 )
 def test_the_swaps_offered_for_functions_and_powers(returned, expected):
     names = ["u", "u^2", "u_xx", "sin(0.8*u)", "d_xx(u^2)", "d_xx(u^3)", "d_xx(u^4)", "d_x(u^2)",
-             "sin(u)", "d_xx(sin(u))"]  # fmt: skip
+             "sin(u)", "d_xx(sin(u))", "u_x"]  # fmt: skip
     library = parse_terms(", ".join(names), "t,x", "u")
     observed = {"u": {"quantiles": list(np.linspace(-2.0, 3.0, 101)), "noise": 0.1}}
     swaps = _swaps.swaps(_returned(returned), dict(zip(names, library)), observed, 0.05)

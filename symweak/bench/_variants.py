@@ -9,6 +9,8 @@ family and differs from the validation case in its coefficients, domain and star
 - ``kdv_burgers_variant``: KdV–Burgers with a weaker diffusion beside a stronger
   dispersion, whose diffusion the data could hold unseen near the 5 % of u_t the
   verdicts count.
+- ``swift_hohenberg_variant``: a Swift–Hohenberg equation in its transient whose
+  selection was ill-posed and whose check on the data added a drift u_x, determined.
 """
 
 from __future__ import annotations
@@ -48,6 +50,22 @@ def _kdv_burgers_variant(nt=101, nx=256, T=10.0):
     )  # fmt: skip
 
 
+def _swift_hohenberg_variant(nt=101, nx=256, T=3.0):
+    rng = np.random.default_rng(5)
+    modes = rng.normal(size=(8, 2)) * 0.3
+
+    def u0(x):
+        return sum(
+            a * np.cos(0.075 * np.pi * (2 + j) * x) + b * np.sin(0.075 * np.pi * (2 + j) * x)
+            for j, (a, b) in enumerate(modes)
+        )
+
+    return periodic_1d(
+        -20.0, 20.0, nx, T, nt, {"u": u0}, {"u": lambda k: -0.5 + 1.5 * k**2 - 0.6 * k**4},
+        lambda f, D: {"u": 0.8 * f["u"] ** 2 - f["u"] ** 3}, 40,
+    )  # fmt: skip
+
+
 #: ``(name, title, family, equations, generator, options)`` of each variant, all "tune"
 VARIANTS = [
     ("fhn_variant", "FitzHugh–Nagumo, other coefficients", "two-field",
@@ -57,4 +75,6 @@ VARIANTS = [
      ["u_t = 0.1*u_xx - 0.5*u"], _damped_heat_variant, {}),
     ("kdv_burgers_variant", "KdV–Burgers, weak diffusion", "dispersive-dissipative",
      ["u_t = -1.2*d_x(u^2) + 0.03*u_xx - 0.3*u_xxx"], _kdv_burgers_variant, {}),
+    ("swift_hohenberg_variant", "Swift–Hohenberg, other coefficients", "higher order",
+     ["u_t = -0.5*u - 1.5*u_xx - 0.6*u_xxxx + 0.8*u^2 - u^3"], _swift_hohenberg_variant, {}),
 ]  # fmt: skip

@@ -197,7 +197,8 @@ def swapped(record, term, other: str, statistic: float, swap: dict, tie: bool = 
     ``other`` on ``record``: the statistic in ``record.refits`` under ``"term -> other"``.
     Below −``REFIT_CHI2`` (the data fit the swap better), or with ``tie`` below
     ``REFIT_CHI2`` (as well: the replaced terms are the less readable model), all are
-    uncertain — the replaced terms' floors infinite (the other stands in for them), the
+    uncertain — the replaced terms' floors infinite (the other stands in for them) unless a
+    drop measured one, the
     other's the one it was excluded above — and the ``swap`` equation an alternative.
     Returns whether the verdicts changed."""
     replaced = (term,) if isinstance(term, str) else tuple(term)
@@ -207,7 +208,7 @@ def swapped(record, term, other: str, statistic: float, swap: dict, tie: bool = 
         return False
     for name in replaced:
         record.verdicts[name] = "uncertain"
-        record.floors[name] = math.inf
+        record.floors.setdefault(name, math.inf)  # a floor a drop measured stays
         record.excluded.pop(name, None)
     record.verdicts[other] = "uncertain"
     floor = record.excluded.pop(other, None)

@@ -179,8 +179,12 @@ def _power_swaps(record, groups: dict, reactions: dict) -> list:
         if not any(record.verdicts.get(t) == "determined" for _, t in held):
             continue
         top = held[-1][0]
-        if len(held) > 1 or top > 1:
-            out.append((tuple(t for _, t in held), Term(field ** (top + 1), alpha), len(held) > 1))
+        # a drift u_x alone must beat the flux d_x(u²) too: over a front they stand in for
+        # each other (Burgers–Fisher built for tuning, σ 0.1: u_x determined, ratio 0.09)
+        drift = top == 1 and sum(n for _, n in alpha) == 1
+        if len(held) > 1 or top > 1 or drift:
+            swap = Term(field ** (top + 1), alpha)
+            out.append((tuple(t for _, t in held), swap, len(held) > 1 or drift))
         if len(held) == 1 and top > 2:
             out.append(((held[0][1],), Term(field ** (top - 1), alpha), False))
     for field, held in reactions.items():
