@@ -411,6 +411,22 @@ def test_no_addition_is_returned_where_a_drop_fits_the_data_better(monkeypatch, 
         assert eq.short() == "u_t = 0.1*u - 0.1*u^2 + 0.05*u_xx"
 
 
+def test_no_term_is_added_to_an_equation_the_data_determine_nothing_of(monkeypatch):
+    """Every term uncertain (the weak form's best leaves most of u_t unexplained): u_xx,
+    which the data would fit added better by 30, is not even refitted: an addition to an
+    equation the data do not determine would come back determined."""
+    record = _logistic({"terms": {**_LOGISTIC, "u_xx": 0.05}, "held_out": 0.049,
+                        "margin": 0.3, "reason": "fit+1"})  # fmt: skip
+    record.verdicts = dict.fromkeys(record.verdicts, "uncertain")
+    losses = {("u", "u^2", "u_xx"): 0.0101 * (1 - 30.0 / 2000), ("u", "u^2"): 0.0101}
+    _fake_refits(monkeypatch, losses, [0.1, -0.1, 0.05])
+    selected = "u_t = 0.1*u - 0.1*u^2"
+    eq = _checked(record, "u, u^2, u_xx", selected, 0.1, 0.0)
+    assert eq.short() == selected and record.adopted == {}
+    assert "+ u_xx" not in record.refits
+    assert set(record.verdicts.values()) == {"uncertain"}
+
+
 def test_equations_fitted_under_the_kept_symmetry_are_not_refitted_one_by_one(monkeypatch):
     """The U(1) hypothesis the data kept fits the two equations as one complex equation:
     the refit that would add u_xx to this one alone (as above, by far more than 10.83) is
