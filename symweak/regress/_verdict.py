@@ -12,9 +12,8 @@ alternative found. A term in every alternative is *determined*, one in some is *
 every other candidate term is excluded by the data.
 
 Each half's sufficient statistics (GᵀG, Gᵀb, bᵀb, of unit-norm columns) make a support's
-score a small solve, so hundreds of supports × halves cost milliseconds, and the detection
-floor (the left-hand side shifted by c·G_t for growing c until the support without t is
-rejected) needs no refit of the full system.
+score a small solve: hundreds of supports × halves cost milliseconds, and the detection floor
+(b shifted by c·G_t for growing c until the support without t is rejected) no refit.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._negligible import drop_negligible
 from ._sparse import LOG_FLOOR, LOG_PENALTY, _check
 
 __all__ = ["Alternative", "Judgement", "judge"]
@@ -42,9 +42,9 @@ STEPS = 2
 #: data cannot exclude even though it explains nothing more: other terms of the support
 #: stand in for it (u³ beside u and u² on data in [0, 1])
 COLLINEAR = 0.3
-#: a diffusion term (``diffusion`` of :func:`judge`) left out of an equation that damps
-#: nothing along its axis is uncertain, not excluded, when the data could
-#: hold it unseen at this part of the left-hand side (|ξ|·‖G_j‖/‖b‖ at its detection floor)
+#: a diffusion term (``diffusion`` of :func:`judge`) left out of an equation that damps nothing
+#: along its axis is uncertain, not excluded, when the data could hold it unseen at this part
+#: of the left-hand side (|ξ|·‖G_j‖/‖b‖ at its detection floor)
 UNSEEN = 0.05
 
 
@@ -103,9 +103,7 @@ class _Halves:
         ``base``; computed once where many sizes c are tried on the same one)."""
         v = np.stack([self.Gs[r].T @ base[r] for r in self.rows])
         bb = np.array([base[r] @ base[r] for r in self.rows])
-        cross = None
-        if col is not None:
-            cross = np.array([self.Gs[r, col] @ base[r] for r in self.rows])
+        cross = None if col is None else np.array([self.Gs[r, col] @ base[r] for r in self.rows])
         return v, bb, cross
 
     def shift(self, base: np.ndarray | None, c: float, col: int | None = None, stats=None) -> None:
@@ -326,7 +324,8 @@ def judge(
 def _floors(out, halves, G, b, found, weights, reach, scored, unseen) -> None:
     """Fill ``out.floors`` (uncertain columns) and ``out.excluded`` (the others, the part of
     b each could hold undetected largest first); a regularising column the data could hold
-    unseen (:func:`_unseen`) becomes uncertain with the best plus it as an alternative."""
+    unseen (:func:`_unseen`) becomes uncertain with the best plus it as an alternative, and
+    a negligible one (:func:`drop_negligible`) is excluded."""
     best, union, common = found
     S = G.shape[1]
     for j in sorted(union - common):
@@ -346,6 +345,8 @@ def _floors(out, halves, G, b, found, weights, reach, scored, unseen) -> None:
         )  # fmt: skip
         out.verdicts[j] = "uncertain"
         out.floors[j] = hidden.pop(j)
+    for j, f in drop_negligible(out, best, halves.scale / halves.nb).items():
+        hidden[j], part[j] = f, f * halves.scale[j] / halves.nb
     out.excluded = {j: hidden[j] for j in sorted(hidden, key=lambda j: (-part[j], j))}
 
 
