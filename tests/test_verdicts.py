@@ -346,3 +346,42 @@ def test_a_function_beside_cancelling_terms_of_its_own_series_is_named(equation,
     res = _result()
     res.system = System([parse_equation(equation)])
     assert (expected in res.warnings()) == (expected is not None)
+
+
+def test_a_term_too_small_to_matter_is_excluded_above_its_floor(monkeypatch):
+    """Nearly clean data (σ 0.005) holding 0.002 of column 1: the data fit about as well
+    with it as without, but would detect it only above 0.0021, 0.2 % of b, under
+    NEGLIGIBLE (1 %): it is excluded above that floor, not uncertain."""
+    import symweak.regress._negligible as negligible
+
+    G, b = _system(0.002, noise=0.005, seed=2)
+    found = judge(G, b, [0], seed=0)
+    assert found.verdicts == {0: "determined"}
+    assert [a.support for a in found.alternatives] == [(0,)]
+    assert found.floors == {}
+    assert found.excluded[1] == pytest.approx(0.00214, rel=0.02)
+    monkeypatch.setattr(negligible, "NEGLIGIBLE", 0.0)
+    found = judge(G, b, [0], seed=0)
+    assert found.verdicts == {0: "determined", 1: "uncertain"}
+    assert found.floors[1] == pytest.approx(0.00214, rel=0.02)
+
+
+def test_only_an_added_term_of_a_fit_alternative_is_negligible():
+    """Column 2 only adds to the alternative (0,) and holds 0.1 % of b at its floor: its
+    alternative goes and it is excluded. Column 1 holds 5 % (kept); column 3 is a stand-in
+    (kept); column 4 adds to (0, 1), which goes, but also comes with a swap, (1, 4), whose
+    (1,) is no alternative (it stays uncertain); column 0 is in the best support (kept)."""
+    from symweak.regress import Alternative, Judgement
+    from symweak.regress._negligible import drop_negligible
+
+    supports = [((0,), "fit"), ((0, 1), "fit"), ((0, 2), "fit"), ((0, 3), "stand-in"),
+                ((1, 4), "fit"), ((0, 1, 4), "fit")]  # fmt: skip
+    alternatives = [Alternative(s, np.zeros(5), 0.1, 0.0, 0.0, why) for s, why in supports]
+    verdicts = {0: "uncertain", 1: "uncertain", 2: "uncertain", 3: "uncertain", 4: "uncertain"}
+    floors = {0: 0.001, 1: 0.05, 2: 0.001, 3: 0.001, 4: 0.001}
+    out = Judgement(dict(verdicts), list(alternatives), dict(floors))
+    moved = drop_negligible(out, (0,), np.ones(5))
+    assert moved == {2: 0.001}
+    assert [a.support for a in out.alternatives] == [(0,), (0, 1), (0, 3), (1, 4)]
+    assert out.verdicts == {0: "uncertain", 1: "uncertain", 3: "uncertain", 4: "uncertain"}
+    assert out.floors == {0: 0.001, 1: 0.05, 3: 0.001, 4: 0.001}
