@@ -114,12 +114,14 @@ def test_check_refits_the_two_weakest_determined_terms_and_leaves_the_surrogate(
     gen = state.data._gen.get_state()
     assert check(state, _cands(names), ["eq"]) == ["eq"]
     # weakest first: u_x (1.26 % unexplained without it), then u_xx (5.87 %); then the
-    # drift u_x with the flux d_x(u^2) in its place (which fits far worse here)
+    # drift u_x with the flux d_x(u^2) in its place and the logistic's u^2 with u^3 (both
+    # fit far worse here)
     assert calls == [("u", "u^2", "u_x", "u_xx"), ("u", "u^2", "u_xx"), ("u", "u^2", "u_x"),
-                     ("u", "u^2", "d_x(u^2)", "u_xx")]  # fmt: skip
+                     ("u", "u^2", "d_x(u^2)", "u_xx"), ("u", "u^3", "u_x", "u_xx")]  # fmt: skip
     assert record.refits == {"u_x": pytest.approx(2000 * 0.00002 / 0.01),
                              "u_xx": pytest.approx(2000 * 0.002 / 0.01),
-                             "u_x -> d_x(u^2)": pytest.approx(2000 * 0.01 / 0.01)}  # fmt: skip
+                             "u_x -> d_x(u^2)": pytest.approx(2000 * 0.01 / 0.01),
+                             "u^2 -> u^3": pytest.approx(2000 * 0.01 / 0.01)}  # fmt: skip
     assert record.verdicts == {"u": "determined", "u^2": "determined", "u_x": "uncertain",
                                "u_xx": "determined"}  # fmt: skip
     # the coefficient of u_x in the refit with it: the third of [0.1, 0.2, 0.3, 0.4]
@@ -254,6 +256,7 @@ def test_check_returns_a_swap_the_data_fit_better_and_judges_it(monkeypatch):
         better = {("sin(u)", "u^2", "u_x", "u_xx"): 0.009}  # the data prefer sin(u)
         # ... and the drift u_x to the flux d_x(u^2) in its place
         better.update({(f, "u^2", "d_x(u^2)", "u_xx"): 0.02 for f in ("u", "sin(u)")})
+        better[("u", "u^3", "u_x", "u_xx")] = 0.02  # ... and u^2 to u^3 beside u
         loss = better.get(key, 0.0101 if len(key) == 4 else 0.0200)
         return loss, [0.1, -0.2, 0.3, 0.05][: len(cols)], (G[:, : len(cols)], b)
 
@@ -272,7 +275,8 @@ def test_check_returns_a_swap_the_data_fit_better_and_judges_it(monkeypatch):
     # the data fit it better by far more than the cutoff: returned, then judged itself
     # (with, its two drops, sin(u) -> u, and u^2 -> u^3, u^2 -> u: none fits better)
     assert equation.short() == "u_t = -0.2*u^2 + 0.1*sin(u) + 0.3*u_x + 0.05*u_xx"
-    assert calls[4:] == [("u", "u^2", "d_x(u^2)", "u_xx"), ("sin(u)", "u^2", "u_x", "u_xx"),
+    assert calls[4:] == [("u", "u^2", "d_x(u^2)", "u_xx"), ("u", "u^3", "u_x", "u_xx"),
+                         ("sin(u)", "u^2", "u_x", "u_xx"),
                          ("sin(u)", "u^2", "u_xx"), ("sin(u)", "u^2", "u_x"),
                          ("u", "u^2", "u_x", "u_xx"), ("sin(u)", "u^2", "d_x(u^2)", "u_xx"),
                          ("sin(u)", "u^3", "u_x", "u_xx"), ("sin(u)", "u", "u_x", "u_xx")]  # fmt: skip
@@ -318,9 +322,16 @@ def _returned(terms: dict) -> FitRecord:
         # a plain derivative alone is not swapped; a reaction power alone among its
         # field's reactions with the powers either side (damped heat's u read as u²)
         ({"u_xx": 0.1, "u^2": -0.1}, [(("u^2",), "u^3", False), (("u^2",), "u", False)]),
-        # a reaction polynomial (the logistic's u − u²) is not swapped for other powers (u
-        # itself only for the functions of it)
-        ({"u_xx": 0.1, "u": 0.5, "u^2": -0.5}, [(("u",), "sin(u)", False)]),
+        # beside the field itself, the power with the ones either side, as ties it must
+        # beat (the logistic's u² with u³; u itself with the functions of it)
+        (
+            {"u_xx": 0.1, "u": 0.5, "u^2": -0.5},
+            [(("u",), "sin(u)", False), (("u^2",), "u^3", True)],
+        ),
+        (
+            {"u_xx": 0.1, "u": 0.5, "u^3": -0.5},
+            [(("u",), "sin(u)", False), (("u^3",), "u^4", True), (("u^3",), "u^2", True)],
+        ),
         # a function under a derivative with the field under it (the function must fit
         # better: damped heat's u_xx read as d_xx(sin u))
         (
@@ -333,13 +344,13 @@ def _returned(terms: dict) -> FitRecord:
         # for each other)
         (
             {"u_x": -0.5, "u": 0.4, "u^2": -0.4},
-            [(("u",), "sin(u)", False), (("u_x",), "d_x(u^2)", True)],
+            [(("u",), "sin(u)", False), (("u_x",), "d_x(u^2)", True), (("u^2",), "u^3", True)],
         ),
     ],
 )
 def test_the_swaps_offered_for_functions_and_powers(returned, expected):
     names = ["u", "u^2", "u_xx", "sin(0.8*u)", "d_xx(u^2)", "d_xx(u^3)", "d_xx(u^4)", "d_x(u^2)",
-             "sin(u)", "d_xx(sin(u))", "u_x"]  # fmt: skip
+             "sin(u)", "d_xx(sin(u))", "u_x", "u^3"]  # fmt: skip
     library = parse_terms(", ".join(names), "t,x", "u")
     observed = {"u": {"quantiles": list(np.linspace(-2.0, 3.0, 101)), "noise": 0.1}}
     swaps = _swaps.swaps(_returned(returned), dict(zip(names, library)), observed, 0.05)

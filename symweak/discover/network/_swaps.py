@@ -169,8 +169,11 @@ def _power_swaps(record, groups: dict, reactions: dict) -> list:
     field the equation holds there, any determined, with the next power alone (``tie``
     where it replaces more than one term: u_xx + d_xx(u²) must beat d_xx(u³)), and a single
     power of at least 3 with the one below; a reaction power k ≥ 2 that is the only power
-    of its field among the reactions (``reactions``: ``{field: [(k, term)]}``), determined,
-    with k + 1 and k − 1 (u² alone with u³ and u: a logistic's u − u² is not swapped)."""
+    of its field among the reactions (``reactions``: ``{field: [(k, term)]}``) or beside its
+    first power only, determined, with k + 1 and k − 1 (u² alone with u³ and u). Beside u
+    they are ties, which k must beat to stay determined (a logistic's u² with u³,
+    Allen–Cahn's u³ with u² and u⁴): Burgers–Fisher built for tuning, σ 0.1, came back as
+    u − u³ with u³ determined, and the data fit its true u² in place better (by 5.1)."""
     from ...ir import Term
 
     out = []
@@ -188,13 +191,16 @@ def _power_swaps(record, groups: dict, reactions: dict) -> list:
         if len(held) == 1 and top > 2:
             out.append(((held[0][1],), Term(field ** (top - 1), alpha), False))
     for field, held in reactions.items():
-        if len(held) != 1 or held[0][0] < 2 or record.verdicts.get(held[0][1]) != "determined":
+        held.sort()
+        # the field's one power k ≥ 2, alone or beside its first power (u − u³ or u − u²)
+        lone = len(held) == 1 or (len(held) == 2 and held[0][0] == 1)
+        k, term = held[-1]
+        if not lone or k < 2 or record.verdicts.get(term) != "determined":
             continue
-        k, term = held[0]
-        out += [
-            ((term,), Term(field ** (k + 1), ()), False),
-            ((term,), Term(field ** (k - 1), ()), False),
-        ]
+        tie = len(held) == 2  # beside u: it must beat its neighbours to stay determined
+        out += [((term,), Term(field ** (k + 1), ()), tie)]
+        if k - 1 > held[0][0] or len(held) == 1:
+            out.append(((term,), Term(field ** (k - 1), ()), tie))
     return out
 
 
