@@ -490,23 +490,6 @@ def test_kernel_rule_counts_points_per_gaussian_and_snaps_to_the_choices():
     assert rule_kernels(2586, 0.049) == 250 and rule_kernels(2586, 0.05) == 64
 
 
-
-def test_the_warm_up_runs_three_times_longer_only_on_clean_data():
-    """Clean data (every field's estimated noise under 5 % of its spread) get a ceiling of
-    3 × warmup_epochs; noisy ones, an unknown estimate (a fixed kernel count) or one noisy
-    field of two keep warmup_epochs."""
-    from symweak.discover._config import Config
-    from symweak.discover.network._warmup import warmup_ceiling
-
-    config = Config()
-    assert config.training.warmup_epochs == 800
-    assert warmup_ceiling(config, {"u": 0.001}) == 2400
-    assert warmup_ceiling(config, {"u": 0.049, "v": 0.0}) == 2400
-    assert warmup_ceiling(config, {"u": 0.05}) == 800
-    assert warmup_ceiling(config, {"u": 0.001, "v": 0.3}) == 800
-    assert warmup_ceiling(config, {}) == 800
-    assert warmup_ceiling(config, {"u": float("nan")}) == 800
-
 def test_automatic_kernel_count_is_one_warm_up_from_the_rule_and_is_seeded():
     obs = advection_diffusion().sample(0.1, seed=0)
     noisy = obs.add_noise(0.2, seed=0)

@@ -230,8 +230,8 @@ class TrainingConfig:
     warmup_epochs: int = _entry(
         800,
         NETWORK,
-        "surrogate warm-up epochs (a ceiling, three times this on clean data: it stops once the "
-        "held-out loss has not improved for a quarter of them)",
+        "surrogate warm-up epochs (a ceiling: it stops once the held-out loss has not improved "
+        "for a quarter of them)",
     )
     search_epochs: int = _entry(300, NETWORK, "architecture search epochs")
     prune_epochs: int = _entry(300, NETWORK, "pruning epochs")

@@ -11,11 +11,6 @@ LR_NETWORK = 2e-2
 #: the warm-up stops once its held-out loss has not improved for this fraction of its epochs
 #: (noisy data: the loss rises after its minimum while the surrogate fits the noise)
 WARMUP_PATIENCE = 0.25
-#: on clean data (estimated noise / std below NOISE_THRESHOLD) the warm-up's ceiling is this
-#: many times ``warmup_epochs``: its held-out loss is still falling at 800 epochs, and the
-#: derivatives the weak form reads need the closer fit (KdV–Burgers built for tuning: u 1.9 %
-#: off the truth after 800, 0.8 % after 3 000)
-CLEAN_WARMUP = 3
 #: weights of the weak loss (λ_w) and of the pruning phase's L1 penalty (λ_r)
 LAMBDA_W = 0.1
 LAMBDA_R = 1e-3

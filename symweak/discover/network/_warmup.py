@@ -17,7 +17,6 @@ from .._config import PAPER_KERNELS
 from .._history import WarmupRecord
 from .._settings import (
     AUTO_SURROGATES,
-    CLEAN_WARMUP,
     COMPARE_POINTS,
     KERNEL_CHOICES,
     LR_SURROGATE,
@@ -147,16 +146,6 @@ def noise_ratio(history, problem) -> float:
     return max((float(v) for v in noise.values() if v == v), default=0.0)
 
 
-def warmup_ceiling(config, noise: dict) -> int:
-    """The warm-up's epoch ceiling: ``warmup_epochs``, times ``CLEAN_WARMUP`` where the noise
-    was estimated and every field's is below ``NOISE_THRESHOLD`` of its spread."""
-    epochs = config.training.warmup_epochs
-    ratios = [float(v) for v in noise.values() if v == v]
-    if ratios and max(ratios) < NOISE_THRESHOLD:
-        return epochs * CLEAN_WARMUP
-    return epochs
-
-
 def _what(obs, counts, noise, device) -> str:
     points = f"{len(obs):,} points".replace(",", " ")
     if obs.grid is not None:
@@ -194,23 +183,16 @@ def surrogates_for(cfg, ratio: float) -> int:
 
 
 def _estimator(
-    text: str,
-    config,
-    n_warmups: int,
-    progress: bool,
-    surrogates: int = 1,
-    workers: int = 0,
-    warmup: int | None = None,
+    text: str, config, n_warmups: int, progress: bool, surrogates: int = 1, workers: int = 0
 ):
     """A ``Surrogate.fit`` callback that announces ``text`` with the expected run time once
     ``ESTIMATE_AFTER`` warm-up epochs have been timed: the run's own phases, the final fit
     and ``surrogates − 1`` more surrogates (a warm-up and a tuning phase each; with
     ``combine="vote"`` whole runs), shared among ``workers`` child processes when there are
-    any; ``warmup``: the warm-up's epoch ceiling (``warmup_epochs`` when None)."""
+    any."""
     tr = config.training
-    warmup = tr.warmup_epochs if warmup is None else warmup
     later = tr.search_epochs + tr.prune_epochs + tr.tune_epochs
-    member = warmup * n_warmups + LATER_EPOCH_COST * tr.tune_epochs
+    member = tr.warmup_epochs * n_warmups + LATER_EPOCH_COST * tr.tune_epochs
     marks: dict[int, float] = {}
     along = bool(workers_beside())
 
@@ -219,7 +201,7 @@ def _estimator(
             marks[0] = time.perf_counter()
         elif epoch == ESTIMATE_AFTER:
             per = (time.perf_counter() - marks[0]) / ESTIMATE_AFTER
-            own = warmup * n_warmups + LATER_EPOCH_COST * later + FINAL_COST
+            own = tr.warmup_epochs * n_warmups + LATER_EPOCH_COST * later + FINAL_COST
             vote = config.surrogate.combine == "vote"
             rest = (surrogates - 1) * (own if vote else member) / max(1, workers)
             # the other runs started beside this one, or after it
@@ -251,7 +233,6 @@ def run(problem, config, device, history, progress: bool, member: bool = False) 
     trials = []  # (kernels, surrogate, losses)
     interrupted = False
     counts, noise = _counts(obs, cfg, config.data.validation, seed)
-    epochs = warmup_ceiling(config, noise)
     text = _what(obs, counts, noise, device)
     callback = None
     # a member was announced with the run's own warm-up, which counted it in its estimate
@@ -261,14 +242,14 @@ def run(problem, config, device, history, progress: bool, member: bool = False) 
         if cfg.combine == "vote":  # K whole runs (a member run is given surrogates=1)
             count = surrogates_for(cfg, max([float(v) for v in noise.values() if v == v] + [0.0]))
             workers = workers_beside() or member_workers(count, device)
-        callback = _estimator(text, config, len(counts), progress, count, workers, epochs)
+        callback = _estimator(text, config, len(counts), progress, count, workers)
     elif not member:
         announce(text, progress)
     for count in counts:
         candidate = _candidate(obs, cfg, count, seed).to(device)
         losses = candidate.fit(
             obs,
-            epochs=epochs,
+            epochs=config.training.warmup_epochs,
             lr=LR_SURROGATE,
             validation=config.data.validation,
             seed=seed,
