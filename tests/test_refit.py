@@ -322,15 +322,15 @@ def _returned(terms: dict) -> FitRecord:
         # a plain derivative alone is not swapped; a reaction power alone among its
         # field's reactions with the powers either side (damped heat's u read as u²)
         ({"u_xx": 0.1, "u^2": -0.1}, [(("u^2",), "u^3", False), (("u^2",), "u", False)]),
-        # beside the field itself, the power with the ones either side, as ties it must
-        # beat (the logistic's u² with u³; u itself with the functions of it)
+        # beside the field itself, the power with the ones either side (the logistic's u²
+        # with u³; u itself with the functions of it), the one below as a tie it must beat
         (
             {"u_xx": 0.1, "u": 0.5, "u^2": -0.5},
-            [(("u",), "sin(u)", False), (("u^2",), "u^3", True)],
+            [(("u",), "sin(u)", False), (("u^2",), "u^3", False)],
         ),
         (
             {"u_xx": 0.1, "u": 0.5, "u^3": -0.5},
-            [(("u",), "sin(u)", False), (("u^3",), "u^4", True), (("u^3",), "u^2", True)],
+            [(("u",), "sin(u)", False), (("u^3",), "u^4", False), (("u^3",), "u^2", True)],
         ),
         # a function under a derivative with the field under it (the function must fit
         # better: damped heat's u_xx read as d_xx(sin u))
@@ -344,7 +344,7 @@ def _returned(terms: dict) -> FitRecord:
         # for each other)
         (
             {"u_x": -0.5, "u": 0.4, "u^2": -0.4},
-            [(("u",), "sin(u)", False), (("u_x",), "d_x(u^2)", True), (("u^2",), "u^3", True)],
+            [(("u",), "sin(u)", False), (("u_x",), "d_x(u^2)", True), (("u^2",), "u^3", False)],
         ),
     ],
 )

@@ -170,10 +170,11 @@ def _power_swaps(record, groups: dict, reactions: dict) -> list:
     where it replaces more than one term: u_xx + d_xx(u²) must beat d_xx(u³)), and a single
     power of at least 3 with the one below; a reaction power k ≥ 2 that is the only power
     of its field among the reactions (``reactions``: ``{field: [(k, term)]}``) or beside its
-    first power only, determined, with k + 1 and k − 1 (u² alone with u³ and u). Beside u
-    they are ties, which k must beat to stay determined (a logistic's u² with u³,
-    Allen–Cahn's u³ with u² and u⁴): Burgers–Fisher built for tuning, σ 0.1, came back as
-    u − u³ with u³ determined, and the data fit its true u² in place better (by 5.1)."""
+    first power only, determined, with k + 1 and k − 1 (u² alone with u³ and u; a logistic's
+    u² beside u with u³). Beside u the power below is a tie, the simpler equation, which k
+    must beat to stay determined (Allen–Cahn's u³ with u²; u⁴ must only not fit better):
+    Burgers–Fisher built for tuning, σ 0.1, came back as u − u³ with u³ determined, and the
+    data fit its true u² in place better (by 5.1)."""
     from ...ir import Term
 
     out = []
@@ -197,10 +198,10 @@ def _power_swaps(record, groups: dict, reactions: dict) -> list:
         k, term = held[-1]
         if not lone or k < 2 or record.verdicts.get(term) != "determined":
             continue
-        tie = len(held) == 2  # beside u: it must beat its neighbours to stay determined
-        out += [((term,), Term(field ** (k + 1), ()), tie)]
+        out += [((term,), Term(field ** (k + 1), ()), False)]
         if k - 1 > held[0][0] or len(held) == 1:
-            out.append(((term,), Term(field ** (k - 1), ()), tie))
+            # beside u the lower power is the simpler equation: k must beat it to stay
+            out.append(((term,), Term(field ** (k - 1), ()), len(held) == 2))
     return out
 
 
