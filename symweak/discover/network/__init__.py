@@ -56,7 +56,8 @@ def _train(problem, config, device, history, progress: bool):
             with deferred_interrupts("the read-back") as held:
                 candidates = _extract.run(state)
             state.interrupted |= held["interrupted"]
-            state.untuned = (state.best.phase, state.best.state)  # replaced, never changed
+            best = state.best
+            state.untuned = (best.phase, best.state, best.loss)  # replaced, never changed
             if members is not None and not state.interrupted:
                 members.start(candidates)  # the members tune while this run does
             _tune.run(state, candidates, progress)

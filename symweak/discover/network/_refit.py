@@ -182,9 +182,20 @@ def verdict(record, term: str, statistic: float, coef: float, without: dict) -> 
     (``{term: coefficient}``) an alternative (reason ``"data"``). Returns whether the term
     became uncertain."""
     record.refits[term] = float(statistic)
+    if statistic < -REFIT_CHI2:  # a nested fit cannot fit worse once settled: no evidence
+        log.info(
+            "symweak: %s: the data fit the equation better without %s (likelihood ratio "
+            "%.3g): the refits are not settled, so its verdict stands", record.lhs, term,
+            -statistic,
+        )  # fmt: skip
+        return False
     if statistic >= REFIT_CHI2:
         return False
     record.verdicts[term] = "uncertain"
+    log.info(
+        "symweak: %s: the data fit as well without %s (likelihood ratio %.3g < %.3g): "
+        "uncertain", record.lhs, term, statistic, REFIT_CHI2,
+    )  # fmt: skip
     ratio = math.sqrt(REFIT_CHI2 / max(statistic, REFIT_CHI2 / 100.0))
     record.floors[term] = max(float(record.floors.get(term, 0.0)), abs(coef) * ratio)
     record.excluded.pop(term, None)
@@ -260,14 +271,8 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
     for term in drops:
         rest = [t for t in terms if t != term]
         value, coefs, _ = statistic([lib[t] for t in rest])
-        coef = with_coefs[terms.index(term)]
-        if value < -REFIT_CHI2 and unconverged is None:
-            unconverged = (term, value)
-        if verdict(record, term, value, coef, dict(zip(rest, coefs))):
-            log.info(
-                "symweak: %s: the data fit as well without %s (likelihood ratio %.3g < "
-                "%.3g): uncertain", lhs, term, value, REFIT_CHI2,
-            )  # fmt: skip
+        unconverged = unconverged or ((term, value) if value < -REFIT_CHI2 else None)
+        verdict(record, term, value, with_coefs[terms.index(term)], dict(zip(rest, coefs)))
     better, added = [], {}
     for replaced, other, tie in swaps:  # each, so that every one the data prefer shows
         at = terms.index(replaced[0]) if replaced else len(terms)  # where the first was

@@ -118,7 +118,7 @@ class NetworkState:
         #: more trained surrogates (``surrogates=K``): the final fit integrates their mean
         #: with this run's (:meth:`mean_grid`)
         self.members: list = []
-        #: (phase, parameters) of the best held-out checkpoint before the tuning phase, which
+        #: (phase, parameters, held-out loss) of the best checkpoint before the tuning phase, which
         #: trains the surrogate towards the candidate library (:mod:`._untuned`)
         self.untuned: tuple | None = None
         obs, names, tcfg = problem.obs, problem.obs.coord_names, config.tests

@@ -24,12 +24,24 @@ from __future__ import annotations
 import logging
 
 from .._history import FitRecord
+from .._settings import REFIT_CHI2
 from .._verdicts import merge_untuned
 from ._records import judge_fits
 
 __all__ = ["recheck"]
 
 log = logging.getLogger("symweak")
+
+
+def _rejected(state, untuned) -> float | None:
+    """The likelihood ratio n·(ℒ_before − ℒ_final)/ℒ_final of the held-out data loss of
+    the surrogate before tuning against the final one's (n held-out points), where it is at
+    least ``REFIT_CHI2``; None where it is below, or there are no held-out points."""
+    check = getattr(state, "check", None)
+    if check is None or len(untuned) < 3 or not state.best.loss > 0.0:
+        return None
+    ratio = len(check) * (untuned[2] - state.best.loss) / state.best.loss
+    return ratio if ratio >= REFIT_CHI2 else None
 
 
 def recheck(state, cands, system_fn, results, readable, records) -> None:
@@ -43,6 +55,14 @@ def recheck(state, cands, system_fn, results, readable, records) -> None:
         return
     tied = {x for a, b_, _ in cands.ties for x in (a, b_)}
     if all(lhs in tied for lhs in state.problem.lhs):
+        return
+    rejected = _rejected(state, untuned)
+    if rejected is not None:
+        log.info(
+            "symweak: the surrogate before tuning (%s) fits the held-out points worse than "
+            "the final one by a likelihood ratio of %.3g (at least %.3g): its verdicts are "
+            "not weighed", untuned[0], rejected, REFIT_CHI2,
+        )  # fmt: skip
         return
     state.surrogate.load_state_dict(untuned[1])
     try:
