@@ -11,7 +11,7 @@ from symweak import parse_equation
 from symweak.discover import Discovery
 from symweak.discover._history import FitRecord, History
 from symweak.discover._verdicts import merge_untuned
-from symweak.discover.network._untuned import recheck
+from symweak.discover.network._untuned import _rejected, recheck
 from symweak.ir import System
 from symweak.regress import MAX_ALTERNATIVES
 
@@ -146,6 +146,32 @@ def test_nothing_is_judged_again_unless_the_final_surrogate_is_a_tuned_one(phase
     state = SimpleNamespace(untuned=untuned, best=SimpleNamespace(phase=phase))
     records = [_tuned()]
     recheck(state, SimpleNamespace(ties=[]), fail, {}, None, records)
+    assert records[0].verdicts == _tuned().verdicts and records[0].untuned == {}
+
+
+def _gate(before: float, final: float, held: int = 259):
+    return SimpleNamespace(
+        untuned=("prune", {}, before), best=SimpleNamespace(phase="tune", loss=final),
+        check=[None] * held, problem=SimpleNamespace(lhs=["u_t"]),
+    )  # fmt: skip
+
+
+def test_a_surrogate_before_tuning_the_held_out_points_reject_is_not_weighed():
+    """Clean FitzHugh–Nagumo built for tuning, seed 1: the surrogate before tuning misses
+    the 259 held-out points by 2.132e-4 against the final one's 1.305e-4, a likelihood
+    ratio of 164; the tanh damping at σ 0.05, seed 1: 0.003115 against 0.003071, 3.7."""
+    assert _rejected(_gate(2.132e-4, 1.305e-4), ("prune", {}, 2.132e-4)) == pytest.approx(
+        259 * (2.132e-4 / 1.305e-4 - 1), rel=1e-12
+    )
+    state = _gate(0.003115, 0.003071)
+    assert _rejected(state, state.untuned) is None
+    assert _rejected(SimpleNamespace(check=None), ("prune", {}, 1.0)) is None
+
+    def fail():
+        raise AssertionError("the system was assembled again")
+
+    records = [_tuned()]
+    recheck(_gate(2.132e-4, 1.305e-4), SimpleNamespace(ties=[]), fail, {}, None, records)
     assert records[0].verdicts == _tuned().verdicts and records[0].untuned == {}
 
 

@@ -16,7 +16,9 @@ n·(ℒ_without − ℒ_with)/ℒ_with is a likelihood ratio for Gaussian errors
 ``REFIT_CHI2`` the data fit as well without the term, which is uncertain (reason
 ``"data"``): the equation without it, as that refit fits it, is an alternative whose margin
 is 1 − statistic/``REFIT_CHI2``, and the term's detection floor is its coefficient scaled by
-√(``REFIT_CHI2``/statistic) (the statistic grows with the square of a term's size).
+√(``REFIT_CHI2``/statistic) (the statistic grows with the square of a term's size). The
+equation with the term holds the one without it, so below −``REFIT_CHI2`` the refits have
+not settled and the term keeps its verdict (clean Gray–Scott, seed 1: v_t's v at −146).
 
 Determined terms are also refitted with another candidate in their place (:func:`_swaps`):
 on noisy data (noise / std at least ``SHAPE_TOL_MIN``; on clean data the refits' own
