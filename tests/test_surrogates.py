@@ -115,9 +115,9 @@ def test_members_are_warmed_up_and_tuned_on_the_run_s_candidates(monkeypatch):
 
         return run
 
-    def tune(state, cands, progress, **kw):
-        calls["tune"].append((state.problem.seed, cands, kw.get("patience")))
-        return real["tune"](state, cands, progress, **kw)
+    def tune(state, cands, progress):
+        calls["tune"].append((state.problem.seed, cands))
+        return real["tune"](state, cands, progress)
 
     monkeypatch.setattr(network._warmup, "run", warmup)
     monkeypatch.setattr(network._search, "run", counted("search"))
@@ -134,26 +134,9 @@ def test_members_are_warmed_up_and_tuned_on_the_run_s_candidates(monkeypatch):
     base = child_seed(3, "surrogates")
     assert calls["warmup"] == [3, base + 7919, base + 2 * 7919]
     assert (calls["search"], calls["prune"]) == (1, 1)  # the run's own only
-    assert [seed for seed, _, _ in calls["tune"]] == calls["warmup"]
+    assert [seed for seed, _ in calls["tune"]] == calls["warmup"]
     # every member tunes on the very candidate library the run extracted
-    assert all(cands is calls["tune"][0][1] for _, cands, _ in calls["tune"])
-    # the run tunes every epoch; a member stops 2 epochs (a quarter of 10) after its best
-    assert [patience for _, _, patience in calls["tune"]] == [None, 2, 2]
-
-
-def test_a_member_s_tuning_stops_once_its_held_out_loss_has_not_fallen_for_its_patience():
-    from types import SimpleNamespace
-
-    from symweak.discover.network._tune import stopper
-
-    best = SimpleNamespace(phase="warmup", epoch=800)
-    state = SimpleNamespace(best=best, check=object())
-    stop = stopper(state, 50)
-    assert [stop(e) for e in (0, 48, 49)] == [False, False, True]  # 50 epochs: 0..49
-    best.phase, best.epoch = "tune", 30  # a lower held-out loss at tuning epoch 30
-    assert [stop(e) for e in (49, 79, 80)] == [False, False, True]
-    assert stopper(state, None) is None
-    assert stopper(SimpleNamespace(best=best, check=None), 50) is None
+    assert all(cands is calls["tune"][0][1] for _, cands in calls["tune"])
 
 
 def _members_of(monkeypatch, network, workers, count=3):

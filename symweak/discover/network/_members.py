@@ -34,9 +34,6 @@ __all__ = ["Members"]
 
 log = logging.getLogger("symweak")
 
-#: a member's tuning ends once this share of ``tune_epochs`` has passed without a lower
-#: held-out loss (its best held-out checkpoint is all it gives the run)
-MEMBER_PATIENCE = 0.25
 #: seeds of the members: child_seed(seed, "surrogates") + MEMBER_STRIDE * k
 MEMBER_STRIDE = 7919
 
@@ -59,8 +56,7 @@ def _tuned(member, config, device, warm, rng, candidates, progress: bool = False
     was interrupted)."""
     torch.set_rng_state(rng)
     state = NetworkState(member, config, device, warm, History())
-    patience = max(1, round(MEMBER_PATIENCE * config.training.tune_epochs))
-    _tune.run(state, candidates, progress, patience=patience)
+    _tune.run(state, candidates, progress)
     if state.check is not None:
         state.best.restore()
     state.surrogate.eval()

@@ -48,25 +48,7 @@ def _leading(cands, Gl, coefs) -> str:
     return " | ".join(lead)
 
 
-def stopper(state, patience: int | None):
-    """``stop(epoch)`` for :func:`~symweak._trainer.train_loop`: True once ``patience``
-    epochs of this phase have passed since ``state.best`` last took a lower held-out loss
-    (its epochs before the phase count from −1); None without ``patience`` or held-out
-    points."""
-    if not patience or getattr(state, "check", None) is None:
-        return None
-
-    def stop(epoch: int) -> bool:
-        best = state.best
-        return epoch - (best.epoch if best.phase == "tune" else -1) >= patience
-
-    return stop
-
-
-def run(state, cands, progress: bool, patience: int | None = None) -> None:
-    """The tuning epochs (``tune_epochs``). With ``patience`` (a member of
-    ``surrogates=K``, whose only output is its best held-out checkpoint) the phase ends once
-    that many epochs have passed without a lower held-out loss."""
+def run(state, cands, progress: bool) -> None:
     t = state.config.training
     epochs = t.tune_epochs if not state.interrupted else 0
     opt = adam(
@@ -114,10 +96,7 @@ def run(state, cands, progress: bool, patience: int | None = None) -> None:
     def postfix(epoch: int, weak: float) -> dict:  # the loss and the leading candidate terms
         return {"weak": f"{weak:.2e}", "candidates": _leading(cands, last["Gl"], last["coefs"])}
 
-    run = train_loop(
-        epochs, step, desc="tune", progress=progress, postfix=postfix,
-        stop=stopper(state, patience),
-    )  # fmt: skip
+    run = train_loop(epochs, step, desc="tune", progress=progress, postfix=postfix)
     state.interrupted |= run.interrupted
     state.history.phases["tune"] = TuneRecord(
         seconds=run.seconds,
