@@ -197,3 +197,64 @@ def test_patience_stops_after_the_held_out_minimum_and_keeps_the_same_parameters
     assert early.validation_loss == full.validation_loss
     for name, value in full.state_dict().items():
         assert torch.equal(value, early.state_dict()[name]), name
+
+
+def _striped(n: int, noise: float = 0.0, seed: int = 0, waves: int = 8):
+    """``waves`` wavelengths along x over a slow growth in t (both on [0, 1])."""
+    rng = np.random.default_rng(seed)
+    t, x = rng.uniform(0, 1, n), rng.uniform(0, 1, n)
+    u = np.sin(2 * np.pi * waves * x) * (1 + t) + noise * rng.standard_normal(n)
+    return Observations(coords={"t": t, "x": x}, fields={"u": u})
+
+
+def test_axis_lengths_read_the_fields_length_scales():
+    """RMS gradients along the [-1, 1]-scaled axes: lengths 7.7 along t and 0.13 along x
+    for the striped field at geometric mean 1; a field as fine along both reads round; too
+    few points for a neighbourhood read 1."""
+    from symweak.surrogate import axis_lengths
+
+    t_len, x_len = axis_lengths(_striped(3000))
+    assert t_len * x_len == pytest.approx(1.0)
+    assert 40 < t_len / x_len < 120
+    rng = np.random.default_rng(1)
+    t, x = rng.uniform(0, 1, 3000), rng.uniform(0, 1, 3000)
+    u = np.sin(4 * np.pi * x) * np.cos(4 * np.pi * t)
+    round_ = axis_lengths(Observations(coords={"t": t, "x": x}, fields={"u": u}))
+    assert round_ == pytest.approx([1.0, 1.0], abs=0.1)
+    few = Observations(coords={"t": t[:10], "x": x[:10]}, fields={"u": u[:10]})
+    assert axis_lengths(few).tolist() == [1.0, 1.0]
+
+
+def test_gaussians_are_shaped_only_where_the_round_neighbourhood_misreads_a_clean_field():
+    """Eight wavelengths along x over a slow growth in t read 0.094 round and 0.011 with
+    x stretched: shaped, each width within [1/8, 8] of a round one's. Two wavelengths
+    (0.0013 round), a noisy field (0.035 stretched against 0.10 round: under 4 times) and
+    one read as noise (0.05 or more) keep round Gaussians."""
+    from symweak.discover.network import _warmup
+    from symweak.surrogate import estimate_noise
+
+    def aspect(obs):
+        return _warmup.aspect_for(obs, 0, estimate_noise(obs))
+
+    assert aspect(_striped(3000)) == pytest.approx([7.7474, 0.1291])
+    assert aspect(_striped(3000, waves=2)) is None
+    assert aspect(_striped(3000, noise=0.03)) is None
+    assert _warmup.aspect_for(_striped(3000), 0, {"u": 0.05}) is None
+    assert _warmup.aspect_for(_striped(3000), 0, {}) is None
+
+
+def test_reshape_scales_each_axis_and_a_saved_surrogate_keeps_the_widths(tmp_path):
+    bounds = {"t": (0.0, 1.0), "x": (0.0, 1.0)}
+    round_ = Surrogate(bounds, ["u"], kernels=100, seed=0)
+    shaped = Surrogate(bounds, ["u"], kernels=100, seed=0)
+    shaped.embedding.reshape([4.0, 0.25])
+    difference = shaped.embedding.log_inv_scale - round_.embedding.log_inv_scale
+    assert torch.allclose(difference[..., 0], torch.tensor(-np.log(4.0), dtype=torch.float32))
+    assert torch.allclose(difference[..., 1], torch.tensor(np.log(4.0), dtype=torch.float32))
+    assert torch.equal(shaped.embedding.mu, round_.embedding.mu)
+    again = Surrogate(bounds, ["u"], **shaped.config)
+    again.load_state_dict(shaped.state_dict())
+    assert torch.equal(again.embedding.log_inv_scale, shaped.embedding.log_inv_scale)
+    full = Surrogate(bounds, ["u"], kernels=10, seed=0, full=True)
+    with pytest.raises(ValueError, match="reshape is for diagonal Gaussians"):
+        full.embedding.reshape([2.0, 0.5])

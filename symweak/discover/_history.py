@@ -43,13 +43,17 @@ class PhaseRecord:
 class WarmupRecord:
     """The surrogate warm-up: the kept kernel count; with ``kernels="compare"``, the
     held-out loss and its standard error per count (``{kernels: [loss, se]}``); with
-    ``kernels="auto"``, the estimated noise per field (fraction of its spread) the rule read."""
+    ``kernels="auto"``, the estimated noise per field (fraction of its spread) the rule read;
+    ``aspect``: the Gaussians' initial width along each coordinate relative to a round one
+    where a clean field is much finer along one axis (``{coordinate: factor}``; empty:
+    round)."""
 
     seconds: float
     final_loss: float | None
     kernels: int
     kernel_choice: dict = field(default_factory=dict)
     noise: dict = field(default_factory=dict)
+    aspect: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -33,6 +33,11 @@ SHAPE_TOL_MIN = 0.01
 #: noisy, and the counts chosen from (also those kernels="compare" compares)
 POINTS_PER_KERNEL = (10, 40)
 NOISE_THRESHOLD = 0.05
+#: a clean field the round neighbourhood reads as noise (at least NOISE_THRESHOLD and this
+#: many times the lowest reading) gets Gaussians shaped by its length scales, each within
+#: [1/ASPECT_MAX, ASPECT_MAX] of a round one's
+ASPECT_MISREAD = 4.0
+ASPECT_MAX = 8.0
 KERNEL_CHOICES = (64, 250, 1000)
 #: kernels="compare" compares up to this many observations (above: the paper's 1 000)
 COMPARE_POINTS = 100_000

@@ -193,6 +193,15 @@ class GaussianEmbedding(nn.Module):
             with torch.no_grad():
                 self.log_inv_scale.copy_(torch.as_tensor(scale, dtype=self.log_inv_scale.dtype))
 
+    def reshape(self, aspect: Sequence[float]) -> None:
+        """Scale every Gaussian's width along each axis by ``aspect[axis]`` (the field's
+        length scale there relative to the others: a pattern much finer along one axis)."""
+        if self.full:
+            raise ValueError("reshape is for diagonal Gaussians (full=False).")
+        shift = torch.log(torch.as_tensor([float(a) for a in aspect], dtype=torch.float64))
+        with torch.no_grad():
+            self.log_inv_scale.sub_(shift.to(self.log_inv_scale))
+
     # ------------------------------------------------------------------ helpers
     def _chunk(self, n: int, budget: int = 4_000_000) -> int:
         return max(1, budget // (self.features * self.kernels))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["estimate_noise"]
+__all__ = ["axis_lengths", "estimate_noise"]
 
 #: factors each coordinate axis is stretched by, one axis at a time, besides the round
 #: neighbourhood (see the module notes)
@@ -108,3 +108,68 @@ def _readings(Z: np.ndarray, at: np.ndarray, k: int, fields: dict) -> dict:
         r = u[at] - coef[:, 0]
         out[f] = float(np.sqrt(np.median(r * r) / 0.4549))
     return out
+
+
+def axis_lengths(obs, k: int | None = None, max_points: int = 20_000, seed: int = 0) -> np.ndarray:
+    """The field's length scale along each coordinate axis relative to the others (geometric
+    mean 1), on coordinates scaled to [-1, 1]: the inverse of the RMS gradient along the
+    axis of local quadratics fitted to each point's ``k`` nearest neighbours (standardised
+    fields pooled), the neighbourhood shaped as the one of :data:`STRETCHES` whose fits
+    miss the points least (as :func:`estimate_noise` picks it). Ones where it cannot be
+    read (one axis, too few points, a constant field)."""
+    names = obs.coord_names
+    X = np.stack([np.asarray(obs.coords[n], dtype=np.float64) for n in names], axis=1)
+    n, D = X.shape
+    m = 1 + D + D * (D + 1) // 2
+    k = k or 3 * m
+    if D < 2 or n <= k + 1:
+        return np.ones(D)
+    lo, hi = X.min(0), X.max(0)
+    Z = 2.0 * (X - lo) / np.where(hi > lo, hi - lo, 1.0) - 1.0
+    at = np.arange(n)
+    if n > max_points:
+        at = np.sort(np.random.default_rng(seed).choice(n, size=max_points, replace=False))
+    fields = []
+    for f in obs.field_names:
+        u = np.asarray(obs.fields[f], dtype=np.float64)
+        if np.std(u) > 0:
+            fields.append((u - u.mean()) / np.std(u))
+    if not fields:
+        return np.ones(D)
+    best = None
+    shapes = [np.ones(D)] + [
+        np.where(np.arange(D) == axis, factor, 1.0) for axis in range(D) for factor in STRETCHES
+    ]
+    for shape in shapes:
+        miss, grad = _gradients(Z * shape, at, k, fields)
+        grad = grad * shape  # d/dz of the unstretched coordinates
+        if best is None or miss < best[0]:
+            best = (miss, grad)
+    g = best[1]
+    if not np.all(np.isfinite(g)) or np.any(g <= 0):
+        return np.ones(D)
+    length = 1.0 / g
+    return length / np.exp(np.mean(np.log(length)))
+
+
+def _gradients(Z: np.ndarray, at: np.ndarray, k: int, fields: list) -> tuple[float, np.ndarray]:
+    """(the fits' median squared miss, pooled over the fields; the RMS gradient along each
+    axis of ``Z``) of local quadratics on each point's ``k`` nearest neighbours."""
+    from scipy.spatial import cKDTree
+
+    D = Z.shape[1]
+    m = 1 + D + D * (D + 1) // 2
+    _, nb = cKDTree(Z).query(Z[at], k + 1)
+    nb = nb[:, 1:]
+    A = _design(Z[nb] - Z[at][:, None, :])
+    AtA = np.einsum("pki,pkj->pij", A, A) + 1e-12 * np.eye(m)
+    misses, grads = [], []
+    for u in fields:
+        rhs = np.einsum("pki,pk->pi", A, u[nb])
+        try:
+            coef = np.linalg.solve(AtA, rhs[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            coef = np.stack([np.linalg.lstsq(a, b, rcond=None)[0] for a, b in zip(A, u[nb])])
+        misses.append(np.median((u[at] - coef[:, 0]) ** 2))
+        grads.append(np.mean(coef[:, 1 : 1 + D] ** 2, axis=0))
+    return float(np.mean(misses)), np.sqrt(np.mean(grads, axis=0))

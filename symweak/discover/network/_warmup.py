@@ -12,10 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._trainer import announce
-from ...surrogate import Surrogate, estimate_noise, plain_mlp_like, split_points
+from ...surrogate import Surrogate, axis_lengths, estimate_noise, plain_mlp_like, split_points
 from .._config import PAPER_KERNELS
 from .._history import WarmupRecord
 from .._settings import (
+    ASPECT_MAX,
+    ASPECT_MISREAD,
     AUTO_SURROGATES,
     COMPARE_POINTS,
     KERNEL_CHOICES,
@@ -106,6 +108,29 @@ def _counts(obs, cfg, validation: float, seed: int) -> tuple[list[int], dict]:
         few = len(obs) <= COMPARE_POINTS and validation > 0
         return (sorted(set(KERNEL_CHOICES)) if few else [PAPER_KERNELS]), {}
     return [cfg.kernels], {}
+
+
+def aspect_for(obs, seed: int, noise: dict) -> list[float] | None:
+    """The Gaussians' initial width along each coordinate relative to a round one, where
+    the round neighbourhood misreads a clean field as noise: the estimate (``noise``, the
+    lowest over round and stretched neighbourhoods) is under NOISE_THRESHOLD while the
+    round one alone reads at least that and ASPECT_MISREAD times more (a pattern much
+    finer along one axis, e.g. ten wavelengths in x over a slow transient). Then the
+    field's length scales (:func:`symweak.surrogate.axis_lengths`, within [1/ASPECT_MAX,
+    ASPECT_MAX], geometric mean 1); else None (round Gaussians). On noisy data the widths
+    smooth the noise and stay round."""
+    if len(obs.coord_names) < 2 or not noise:
+        return None
+    best = max((v for v in noise.values() if v == v), default=0.0)
+    if best >= NOISE_THRESHOLD:
+        return None
+    round_ = estimate_noise(obs, seed=seed, stretches=())
+    worst = max((v for v in round_.values() if v == v), default=0.0)
+    if worst < NOISE_THRESHOLD or worst < ASPECT_MISREAD * best:
+        return None
+    lengths = np.clip(axis_lengths(obs, seed=seed), 1.0 / ASPECT_MAX, ASPECT_MAX)
+    lengths = lengths / np.exp(np.mean(np.log(lengths)))
+    return [round(float(v), 4) for v in lengths]
 
 
 def _candidate(obs, cfg, count: int, seed: int) -> Surrogate:
@@ -233,6 +258,12 @@ def run(problem, config, device, history, progress: bool, member: bool = False) 
     trials = []  # (kernels, surrogate, losses)
     interrupted = False
     counts, noise = _counts(obs, cfg, config.data.validation, seed)
+    aspect = aspect_for(obs, seed, noise)
+    if aspect and not member:
+        log.info(
+            "surrogate: Gaussians shaped %s (a field much finer along one axis)",
+            dict(zip(obs.coord_names, aspect)),
+        )
     text = _what(obs, counts, noise, device)
     callback = None
     # a member was announced with the run's own warm-up, which counted it in its estimate
@@ -247,6 +278,9 @@ def run(problem, config, device, history, progress: bool, member: bool = False) 
         announce(text, progress)
     for count in counts:
         candidate = _candidate(obs, cfg, count, seed).to(device)
+        if aspect and candidate.embedding is not None and not candidate.embedding.full:
+            candidate.embedding.reshape(aspect)
+            candidate.start_between_samples(obs)
         losses = candidate.fit(
             obs,
             epochs=config.training.warmup_epochs,
@@ -271,6 +305,7 @@ def run(problem, config, device, history, progress: bool, member: bool = False) 
         kernels=kernels,
         kernel_choice=choice,
         noise=noise,
+        aspect=dict(zip(obs.coord_names, aspect)) if aspect else {},
     )
     if len(trials) > 1:
         log.info("surrogate: %d kernels per feature (held-out %s)", kernels, choice)
