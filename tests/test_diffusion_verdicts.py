@@ -254,3 +254,35 @@ def test_the_verdicts_judge_a_diffusion_the_network_did_not_offer():
     assert [term.short() for term in diffusion_terms(problem, alphas, present)] == ["u_xx"]
     wave = SimpleNamespace(coords=(t, x, y), lhs=[Term(u, {t: 2})], constraints=None)
     assert diffusion_terms(wave, alphas, [Term(u)]) == []
+
+
+def test_the_term_that_would_damp_an_amplifying_equation_is_uncertain_when_unseen():
+    """u_t = −0.8 u − 2 u_xx − u_xxxx (Swift–Hohenberg's linear part): an equation that
+    holds −2 u_xx and nothing of order 4 amplifies short waves, so a left-out u_xxxx the
+    data could hold unseen is uncertain; beside a damping +u_xx, or with u_xxxx (or
+    d_xxxx(u²)) in the equation, or for u_tt, nothing is added; a positive u_xxxx alone
+    asks for order 6."""
+    from symweak.discover._settling import regularising_columns
+
+    u, x, t = field("u", "tx"), coord("x"), coord("t")
+    lib = [Term(u), Term(u, {x: 2}), Term(u, {x: 4}), Term(u, {x: 3}), Term(u**2, {x: 4}),
+           Term(u, {x: 6})]  # fmt: skip
+    lhs = Term(u, {t: 1})
+    assert regularising_columns(lhs, lib, [-0.8, -2, 0, 0, 0, 0]) == {2: [2, 4, 5]}
+    assert regularising_columns(lhs, lib, [-0.8, -2, 0, 0.1, 0, 0]) == {2: [2, 4, 5]}
+    assert regularising_columns(lhs, lib, [-0.8, 2, 0, 0, 0, 0]) == {}
+    assert regularising_columns(lhs, lib, [-0.8, -2, -1, 0, 0, 0]) == {}
+    assert regularising_columns(lhs, lib, [-0.8, -2, 0, 0, 0.3, 0]) == {}
+    assert regularising_columns(lhs, lib, [0, 0, 0.5, 0, 0, 0]) == {5: [5]}
+    assert regularising_columns(Term(u, {t: 2}), lib, [-0.8, -2, 0, 0, 0, 0]) == {}
+    rng = np.random.default_rng(1)
+    G = rng.normal(size=(300, 4))  # u, u_xx, u_xxxx, u_xxx
+    b = -0.8 * G[:, 0] - 2 * G[:, 1] - 0.02 * G[:, 2] + 0.5 * rng.normal(size=300)
+    columns = regularising_columns(lhs, lib[:4], [-0.8, -2, 0, 0])
+    assert columns == {2: [2]}
+    found = judge(G, b, [0, 1], seed=0, diffusion=columns)
+    assert found.verdicts == {0: "determined", 1: "determined", 2: "uncertain"}
+    assert [a.reason for a in found.alternatives] == ["fit", "floor"]
+    assert _part(G, b, 2, found.floors[2]) >= UNSEEN
+    plain = judge(G, b, [0, 1], seed=0)  # without the rule: excluded
+    assert plain.verdicts == {0: "determined", 1: "determined"} and 2 in plain.excluded
