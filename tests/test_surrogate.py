@@ -225,22 +225,30 @@ def test_axis_lengths_read_the_fields_length_scales():
     assert axis_lengths(few).tolist() == [1.0, 1.0]
 
 
-def test_gaussians_are_shaped_only_where_the_round_neighbourhood_misreads_a_clean_field():
-    """Eight wavelengths along x over a slow growth in t read 0.094 round and 0.011 with
-    x stretched: shaped, each width within [1/8, 8] of a round one's. Two wavelengths
-    (0.0013 round), a noisy field (0.035 stretched against 0.10 round: under 4 times) and
-    one read as noise (0.05 or more) keep round Gaussians."""
+def test_gaussians_are_shaped_only_where_the_round_neighbourhood_misreads_the_field():
+    """Eight wavelengths along x over a slow growth in t read 0.094 round and 0.011 with x
+    stretched (0.10 and 0.035 at noise 0.03, 0.157 and 0.107 at 0.1): the round
+    neighbourhood misses the field by more than the noise, so the Gaussians are shaped,
+    each width within [1/8, 8] of a round one's, and the kernel rule counts the data as
+    clean. Two wavelengths (0.0013 round, clean; 0.108 against 0.104 at noise 0.1) keep
+    round Gaussians."""
     from symweak.discover.network import _warmup
-    from symweak.surrogate import estimate_noise
+    from symweak.surrogate import noise_readings
 
-    def aspect(obs):
-        return _warmup.aspect_for(obs, 0, estimate_noise(obs))
-
-    assert aspect(_striped(3000)) == pytest.approx([7.7474, 0.1291])
-    assert aspect(_striped(3000, waves=2)) is None
-    assert aspect(_striped(3000, noise=0.03)) is None
-    assert _warmup.aspect_for(_striped(3000), 0, {"u": 0.05}) is None
-    assert _warmup.aspect_for(_striped(3000), 0, {}) is None
+    assert _warmup.aspect_for(_striped(3000), 0) == pytest.approx([7.7474, 0.1291])
+    assert _warmup.aspect_for(_striped(3000, noise=0.03), 0) == pytest.approx([7.5047, 0.1332])
+    assert _warmup.aspect_for(_striped(3000, noise=0.1), 0) == pytest.approx([6.0776, 0.1645])
+    assert _warmup.aspect_for(_striped(3000, waves=2), 0) is None
+    assert _warmup.aspect_for(_striped(3000, noise=0.1, waves=2), 0) is None
+    assert _warmup.misread({"u": 0.1}, {"u": 0.1414}) is False
+    assert _warmup.misread({"u": 0.1}, {"u": 0.1415}) is True
+    assert _warmup.misread({"u": 0.01}, {"u": 0.049}) is False  # round: clean all the same
+    noisy = _striped(3000, noise=0.1)
+    cfg = type("Cfg", (), {"embedding": True, "kernels": "auto"})()
+    counts, noise, round_ = _warmup._counts(noisy, cfg, 0.1, 0)
+    assert (noise, round_) == noise_readings(noisy, seed=0)
+    assert counts == [_warmup.rule_kernels(3000, 0.0)] == [250]
+    assert _warmup._counts(_striped(3000, noise=0.1, waves=2), cfg, 0.1, 0)[0] == [64]
 
 
 def test_reshape_scales_each_axis_and_a_saved_surrogate_keeps_the_widths(tmp_path):

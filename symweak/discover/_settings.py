@@ -33,10 +33,11 @@ SHAPE_TOL_MIN = 0.01
 #: noisy, and the counts chosen from (also those kernels="compare" compares)
 POINTS_PER_KERNEL = (10, 40)
 NOISE_THRESHOLD = 0.05
-#: a clean field the round neighbourhood reads as noise (at least NOISE_THRESHOLD and this
-#: many times the lowest reading) gets Gaussians shaped by its length scales, each within
-#: [1/ASPECT_MAX, ASPECT_MAX] of a round one's
-ASPECT_MISREAD = 4.0
+#: a field the round neighbourhood misreads (it reads at least NOISE_THRESHOLD and this
+#: many times the lowest reading: it misses the field by more than the noise) gets Gaussians
+#: shaped by its length scales, each within [1/ASPECT_MAX, ASPECT_MAX] of a round one's,
+#: and the clean rule's kernel count
+ASPECT_MISREAD = 2.0**0.5
 ASPECT_MAX = 8.0
 KERNEL_CHOICES = (64, 250, 1000)
 #: kernels="compare" compares up to this many observations (above: the paper's 1 000)

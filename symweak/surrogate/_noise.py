@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["axis_lengths", "estimate_noise"]
+__all__ = ["axis_lengths", "estimate_noise", "noise_readings"]
 
 #: factors each coordinate axis is stretched by, one axis at a time, besides the round
 #: neighbourhood (see the module notes)
@@ -51,10 +51,18 @@ def estimate_noise(
     Observations with replicates (points that share coordinates) give the replicates'
     pooled spread instead (``obs.replicate_noise()``): a measurement of the noise, where
     the neighbour fit is only an estimate."""
+    return noise_readings(obs, k, max_points, seed, stretches)[0]
+
+
+def noise_readings(
+    obs, k: int | None = None, max_points: int = 20_000, seed: int = 0, stretches=STRETCHES
+) -> tuple[dict, dict]:
+    """``(lowest, round)``: :func:`estimate_noise` and the round neighbourhood's reading of
+    each field alone (as the estimate where replicates measure the noise, or one axis)."""
     reps = getattr(obs, "replicate_noise", None)
     measured = reps() if reps is not None else {}
     if measured and all(v == v for v in measured.values()):
-        return measured
+        return measured, dict(measured)
     names = obs.coord_names
     X = np.stack([np.asarray(obs.coords[n], dtype=np.float64) for n in names], axis=1)
     D = X.shape[1]
@@ -62,7 +70,8 @@ def estimate_noise(
     k = k or 3 * m
     n = X.shape[0]
     if n <= k + 1:
-        return {f: float("nan") for f in obs.field_names}
+        nan = {f: float("nan") for f in obs.field_names}
+        return nan, dict(nan)
     lo, hi = X.min(0), X.max(0)
     Z = 2.0 * (X - lo) / np.where(hi > lo, hi - lo, 1.0) - 1.0
     at = np.arange(n)
@@ -83,7 +92,9 @@ def estimate_noise(
         for f, value in _readings(Z * shape, at, k, fields).items():
             readings[f].append(value)
     # the lowest reading (NaN stays NaN); a constant field reads 0
-    return {f: float(np.min(readings[f])) if f in readings else 0.0 for f in fields}
+    lowest = {f: float(np.min(readings[f])) if f in readings else 0.0 for f in fields}
+    round_ = {f: float(readings[f][0]) if f in readings else 0.0 for f in fields}
+    return lowest, round_
 
 
 def _readings(Z: np.ndarray, at: np.ndarray, k: int, fields: dict) -> dict:
