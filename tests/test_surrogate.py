@@ -251,6 +251,26 @@ def test_gaussians_are_shaped_only_where_the_round_neighbourhood_misreads_the_fi
     assert _warmup._counts(_striped(3000, noise=0.1, waves=2), cfg, 0.1, 0)[0] == [64]
 
 
+def test_a_few_snapshots_are_not_read_as_a_fine_pattern():
+    """Five snapshots of the assay twin, clean, read 0.080 round against 0.011: the round
+    neighbourhood reaches across the snapshots. Sampled at 10 values or fewer of a
+    coordinate, the Gaussians stay round and the kernel rule reads the noise estimate."""
+    from symweak.bench._assay import assay_twin
+    from symweak.discover.network import _warmup
+    from symweak.surrogate import noise_readings
+
+    five = assay_twin(10_000, noise=0.0, snapshots=5, replicates=1)
+    noise, round_ = noise_readings(five, seed=0)
+    assert _warmup.misread(noise, round_) and _warmup.sampled(five)
+    assert _warmup.aspect_for(five, 0) is None
+    assert not _warmup.sampled(_striped(3000))
+    eleven = Observations(
+        coords={"t": np.repeat(np.arange(11.0), 20), "x": np.tile(np.arange(20.0), 11)},
+        fields={"u": np.arange(220.0)},
+    )
+    assert not _warmup.sampled(eleven)
+
+
 def test_reshape_scales_each_axis_and_a_saved_surrogate_keeps_the_widths(tmp_path):
     bounds = {"t": (0.0, 1.0), "x": (0.0, 1.0)}
     round_ = Surrogate(bounds, ["u"], kernels=100, seed=0)
