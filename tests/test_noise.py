@@ -78,3 +78,22 @@ def test_an_equation_fitted_to_pure_noise_is_flagged(caplog):
     assert set(res.verdicts.values()) == {"uncertain"}
     assert warning in caplog.text
     assert "warning: " + warning in res.summary().splitlines()
+
+
+def test_noise_readings_give_the_estimate_and_the_round_reading():
+    """``noise_readings`` = (estimate_noise, the round neighbourhood's reading); too few
+    points read NaN in both, a constant field 0 in both."""
+    from symweak.surrogate import noise_readings
+
+    obs = _field(sigma=0.1)
+    lowest, round_ = noise_readings(obs)
+    assert lowest == estimate_noise(obs)
+    assert round_ == estimate_noise(obs, stretches=())
+    assert round_["u"] >= lowest["u"]
+    tiny = symweak.Observations(
+        coords={"t": [0.0, 1.0, 2.0], "x": [0.0, 1.0, 0.5]}, fields={"u": [1.0, 2.0, 3.0]}
+    )
+    a, b = noise_readings(tiny)
+    assert np.isnan(a["u"]) and np.isnan(b["u"])
+    flat = symweak.Observations(coords=_field(n=200).coords, fields={"u": np.ones(200)})
+    assert noise_readings(flat) == ({"u": 0.0}, {"u": 0.0})
