@@ -259,7 +259,7 @@ def test_the_verdicts_judge_a_diffusion_the_network_did_not_offer():
 def test_the_term_that_would_damp_an_amplifying_equation_is_uncertain_when_unseen():
     """u_t = −0.8 u − 2 u_xx − u_xxxx (Swift–Hohenberg's linear part): an equation that
     holds −2 u_xx and nothing of order 4 amplifies short waves, so a left-out u_xxxx the
-    data could hold unseen is uncertain; beside a damping +u_xx, or with u_xxxx (or
+    data do not exclude at every size is uncertain (at any part of u_t: ``needed``); beside a damping +u_xx, or with u_xxxx (or
     d_xxxx(u²)) in the equation, or for u_tt, nothing is added; a positive u_xxxx alone
     asks for order 6."""
     from symweak.discover._settling import regularising_columns
@@ -277,7 +277,8 @@ def test_the_term_that_would_damp_an_amplifying_equation_is_uncertain_when_unsee
     assert regularising_columns(Term(u, {t: 2}), lib, [-0.8, -2, 0, 0, 0, 0]) == {}
     rng = np.random.default_rng(1)
     G = rng.normal(size=(300, 4))  # u, u_xx, u_xxxx, u_xxx
-    b = -0.8 * G[:, 0] - 2 * G[:, 1] - 0.02 * G[:, 2] + 0.5 * rng.normal(size=300)
+    noise = rng.normal(size=300)
+    b = -0.8 * G[:, 0] - 2 * G[:, 1] - 0.02 * G[:, 2] + 0.5 * noise
     columns = regularising_columns(lhs, lib[:4], [-0.8, -2, 0, 0])
     assert columns == {2: [2]}
     found = judge(G, b, [0, 1], seed=0, diffusion=columns)
@@ -286,3 +287,11 @@ def test_the_term_that_would_damp_an_amplifying_equation_is_uncertain_when_unsee
     assert _part(G, b, 2, found.floors[2]) >= UNSEEN
     plain = judge(G, b, [0, 1], seed=0)  # without the rule: excluded
     assert plain.verdicts == {0: "determined", 1: "determined"} and 2 in plain.excluded
+    # on data that would see it at 0.6 % of b (noise 0.05, no u_xxxx): excluded as a plain
+    # diffusion's would be, uncertain as the damping an amplifying equation needs
+    quiet = -0.8 * G[:, 0] - 2 * G[:, 1] + 0.05 * noise
+    assert 2 in judge(G, quiet, [0, 1], seed=0, diffusion=columns).excluded
+    needed = judge(G, quiet, [0, 1], seed=0, diffusion=columns, needed=[2])
+    assert needed.verdicts == {0: "determined", 1: "determined", 2: "uncertain"}
+    assert [a.reason for a in needed.alternatives] == ["fit", "floor"]
+    assert _part(G, quiet, 2, needed.floors[2]) < UNSEEN

@@ -104,6 +104,8 @@ def judge_equation(
     if len(coef) != len(lib) or not len(lib):
         return
     settle, carry = dispersion_columns(lhs, lib)
+    # the term that would damp an amplifying equation's short waves counts at any size
+    needed = regularising_columns(lhs, lib, coef)
     found = judge(
         G,
         b,
@@ -113,8 +115,9 @@ def judge_equation(
         seed=seed,
         apart=apart,
         start=start,
-        diffusion={**diffusion_columns(lhs, lib), **settle, **regularising_columns(lhs, lib, coef)},
+        diffusion={**diffusion_columns(lhs, lib), **settle, **needed},
         carried=carry,
+        needed=list(needed),
     )
     names = [printed_terms(lhs, t) for t in lib]
     chosen = tuple(int(j) for j in np.flatnonzero(coef))

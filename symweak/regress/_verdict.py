@@ -43,8 +43,7 @@ STEPS = 2
 #: stand in for it (u³ beside u and u² on data in [0, 1])
 COLLINEAR = 0.3
 #: a diffusion term (``diffusion`` of :func:`judge`) left out of an equation that damps nothing
-#: along its axis is uncertain, not excluded, when the data could hold it unseen at this part
-#: of the left-hand side (|ξ|·‖G_j‖/‖b‖ at its detection floor)
+#: is uncertain when the data could hold it unseen at this part of ‖b‖ (its floor's |ξ|·‖G_j‖)
 UNSEEN = 0.05
 
 
@@ -272,6 +271,7 @@ def judge(
     start: Sequence[Sequence[int]] = (),
     diffusion: Mapping[int, Sequence[int]] | None = None,
     carried: Mapping[int, Sequence[int]] | None = None,
+    needed: Sequence[int] = (),
 ) -> Judgement:
     """The alternatives to ``chosen`` (column indices) on ``G ξ = b``, a verdict per column
     that appears in any of them, and the detection floor of each column not determined
@@ -285,7 +285,8 @@ def judge(
     returned equation is another), so that the verdicts do not hang on which one it was.
     ``diffusion``: ``{j: columns}``, column j a regularising term (a diffusion; a dispersion)
     and ``columns`` the terms that settle it (:func:`_unseen`); ``carried``: ``{j: columns}``
-    of which an alternative must hold one for j to count (needs ``floors``)."""
+    of which an alternative must hold one for j to count; ``needed``: those j that count at
+    any size (an amplifying equation's damping term; all need ``floors``)."""
     G, b = _check(G, b)
     S = G.shape[1]
     weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
@@ -315,9 +316,8 @@ def judge(
     verdicts = {j: ("determined" if j in common else "uncertain") for j in sorted(union)}
     out = Judgement(verdicts, alternatives)
     if floors:
-        _floors(
-            out, halves, G, b, (best, union, common), weights, reach, scored, (diffusion, carried)
-        )
+        unseen = (diffusion, carried, {int(j) for j in needed})
+        _floors(out, halves, G, b, (best, union, common), weights, reach, scored, unseen)
     return out
 
 
@@ -350,14 +350,14 @@ def _floors(out, halves, G, b, found, weights, reach, scored, unseen) -> None:
     out.excluded = {j: hidden[j] for j in sorted(hidden, key=lambda j: (-part[j], j))}
 
 
-def _unseen(diffusion, carried, union: set, part: dict) -> list:
+def _unseen(diffusion, carried, needed: set, union: set, part: dict) -> list:
     """The regularising columns j left out of an equation that nothing in any alternative
     settles (no column of ``diffusion[j]``; where ``carried`` names j, one of its columns
     is in an alternative) which the data could hold unseen at :data:`UNSEEN` of the
-    left-hand side or more. A diffusion beside a reaction, a flux or a dispersion (nothing
-    damps) and a dispersion beside a flux alone (nothing of order 2 or more along the axis)
-    are what noisy data lose first (tanh damping at σ 0.2: u_xx holds 3 % of u_t and could
-    hold 10 % unseen), and an equation without them is no settled answer."""
+    left-hand side or more (any, for j in ``needed``). A diffusion beside a reaction, a flux
+    or a dispersion (nothing damps) and a dispersion beside a flux alone are what noisy
+    data lose first (tanh damping at σ 0.2: u_xx holds 3 % of u_t and could hold 10 %
+    unseen), and an equation without them is no settled answer."""
     if not diffusion:
         return []
     carried = carried or {}
@@ -365,7 +365,7 @@ def _unseen(diffusion, carried, union: set, part: dict) -> list:
         int(j)
         for j, cols in diffusion.items()
         if j in part
-        and part[j] >= UNSEEN
+        and (part[j] >= UNSEEN or j in needed)
         and not union & set(cols)
         and (j not in carried or union & set(carried[j]))
     ]
