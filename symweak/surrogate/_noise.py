@@ -97,9 +97,10 @@ def noise_readings(
     return lowest, round_
 
 
-def _readings(Z: np.ndarray, at: np.ndarray, k: int, fields: dict) -> dict:
-    """The estimate of each standardised field (None: constant, skipped) with the
-    neighbourhoods of the points ``at`` taken in the coordinates ``Z``."""
+def _local_fits(Z: np.ndarray, at: np.ndarray, k: int, fields: dict) -> dict:
+    """``{field: coefficients (p, m)}`` of the quadratic fitted to each point of ``at``'s
+    ``k`` nearest neighbours in the coordinates ``Z`` (the point itself left out), for
+    each standardised field (None: constant, skipped)."""
     from scipy.spatial import cKDTree
 
     m = 1 + Z.shape[1] + Z.shape[1] * (Z.shape[1] + 1) // 2
@@ -113,10 +114,18 @@ def _readings(Z: np.ndarray, at: np.ndarray, k: int, fields: dict) -> dict:
             continue
         rhs = np.einsum("pki,pk->pi", A, u[nb])
         try:
-            coef = np.linalg.solve(AtA, rhs[..., None])[..., 0]
+            out[f] = np.linalg.solve(AtA, rhs[..., None])[..., 0]
         except np.linalg.LinAlgError:
-            coef = np.stack([np.linalg.lstsq(a, b, rcond=None)[0] for a, b in zip(A, u[nb])])
-        r = u[at] - coef[:, 0]
+            out[f] = np.stack([np.linalg.lstsq(a, b, rcond=None)[0] for a, b in zip(A, u[nb])])
+    return out
+
+
+def _readings(Z: np.ndarray, at: np.ndarray, k: int, fields: dict) -> dict:
+    """The estimate of each standardised field (None: constant, skipped) with the
+    neighbourhoods of the points ``at`` taken in the coordinates ``Z``."""
+    out = {}
+    for f, coef in _local_fits(Z, at, k, fields).items():
+        r = fields[f][at] - coef[:, 0]
         out[f] = float(np.sqrt(np.median(r * r) / 0.4549))
     return out
 
@@ -166,21 +175,9 @@ def axis_lengths(obs, k: int | None = None, max_points: int = 20_000, seed: int 
 def _gradients(Z: np.ndarray, at: np.ndarray, k: int, fields: list) -> tuple[float, np.ndarray]:
     """(the fits' median squared miss, pooled over the fields; the RMS gradient along each
     axis of ``Z``) of local quadratics on each point's ``k`` nearest neighbours."""
-    from scipy.spatial import cKDTree
-
     D = Z.shape[1]
-    m = 1 + D + D * (D + 1) // 2
-    _, nb = cKDTree(Z).query(Z[at], k + 1)
-    nb = nb[:, 1:]
-    A = _design(Z[nb] - Z[at][:, None, :])
-    AtA = np.einsum("pki,pkj->pij", A, A) + 1e-12 * np.eye(m)
     misses, grads = [], []
-    for u in fields:
-        rhs = np.einsum("pki,pk->pi", A, u[nb])
-        try:
-            coef = np.linalg.solve(AtA, rhs[..., None])[..., 0]
-        except np.linalg.LinAlgError:
-            coef = np.stack([np.linalg.lstsq(a, b, rcond=None)[0] for a, b in zip(A, u[nb])])
-        misses.append(np.median((u[at] - coef[:, 0]) ** 2))
+    for i, coef in _local_fits(Z, at, k, dict(enumerate(fields))).items():
+        misses.append(np.median((fields[i][at] - coef[:, 0]) ** 2))
         grads.append(np.mean(coef[:, 1 : 1 + D] ** 2, axis=0))
     return float(np.mean(misses)), np.sqrt(np.mean(grads, axis=0))
