@@ -331,8 +331,21 @@ def _returned(terms: dict) -> FitRecord:
         ),
         ({"d_x(u^2)": -0.5, "u_xx": 0.1}, [(("d_x(u^2)",), "d_x(u^3)", False)]),
         # the powers held under one derivative together with the next power alone: a
-        # quadratic stand-in for a cube over the data's range must fit better than it
-        ({"u_xx": -0.02, "d_xx(u^2)": 0.04}, [(("u_xx", "d_xx(u^2)"), "d_xx(u^3)", True)]),
+        # quadratic stand-in for a cube over the data's range must fit better than it; and
+        # shifted by one (the lowest with the next above the top), which must fit better too
+        (
+            {"u_xx": -0.02, "d_xx(u^2)": 0.04},
+            [(("u_xx", "d_xx(u^2)"), "d_xx(u^3)", True), (("u_xx",), "d_xx(u^3)", True)],
+        ),
+        # from a lowest power of at least 2, the top with the power below the lowest too
+        (
+            {"d_xx(u^2)": 0.07, "d_xx(u^3)": 0.02},
+            [
+                (("d_xx(u^2)", "d_xx(u^3)"), "d_xx(u^4)", True),
+                (("d_xx(u^2)",), "d_xx(u^4)", True),
+                (("d_xx(u^3)",), "u_xx", True),
+            ],
+        ),
         # a plain derivative alone is not swapped; a reaction power alone among its
         # field's reactions with the powers either side (damped heat's u read as u²)
         ({"u_xx": 0.1, "u^2": -0.1}, [(("u^2",), "u^3", False), (("u^2",), "u", False)]),

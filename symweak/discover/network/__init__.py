@@ -18,6 +18,7 @@ from .._history import History
 from .._settings import AUTO_SURROGATES as AUTO_SURROGATES
 from . import _extract, _final, _prune, _refit, _search, _symmetry, _tune, _warmup, _widen
 from ._correction import residual_correction as residual_correction
+from ._faint import faint
 from ._forking import torch_threads
 from ._members import Members
 from ._state import NetworkState
@@ -91,6 +92,8 @@ def _run(problem, config, progress: bool):
         equations = _symmetry.phase_symmetry(state, candidates, equations)
         if config.reporting.uncertainty:
             equations = _refit.check(state, candidates, equations)
+            for record in history.fits:
+                faint(record)
     state.interrupted |= held["interrupted"]
     history.interrupted = state.interrupted
     state.surrogate.eval()
