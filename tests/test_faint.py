@@ -67,3 +67,11 @@ def test_a_weak_drop_makes_the_floor_larger():
     record = _record(dict(TRUTH), refit_u=5.0)
     record.verdicts["u"] = "uncertain"
     assert faint(record) == [] and len(record.alternatives) == 2
+
+
+def test_only_the_data_refits_alternatives_are_weighed():
+    # the surrogate before tuning (and the weak form) hold u at -0.00093: no evidence here
+    for reason in ("untuned", "fit", "floor"):
+        record = _record(dict(TRUTH))
+        record.alternatives[1]["reason"] = reason
+        assert faint(record) == [] and record.verdicts["u"] == "determined"
