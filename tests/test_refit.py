@@ -13,7 +13,7 @@ from symweak.discover import Discovery
 from symweak.discover._history import FitRecord, History
 from symweak.discover.network import _refit, _swaps
 from symweak.discover.network._refit import REFIT_CHI2, REFIT_EPOCHS, check, swapped, verdict
-from symweak.discover.network._swaps import READABLE
+from symweak.discover.network._swaps import READABLE, SHIFT
 from symweak.grammar import parse_equation, parse_terms
 from symweak.ir import System
 
@@ -332,18 +332,18 @@ def _returned(terms: dict) -> FitRecord:
         ({"d_x(u^2)": -0.5, "u_xx": 0.1}, [(("d_x(u^2)",), "d_x(u^3)", False)]),
         # the powers held under one derivative together with the next power alone: a
         # quadratic stand-in for a cube over the data's range must fit better than it; and
-        # shifted by one (the lowest with the next above the top), which must fit better too
+        # shifted by one (the lowest with the next above the top): never returned
         (
             {"u_xx": -0.02, "d_xx(u^2)": 0.04},
-            [(("u_xx", "d_xx(u^2)"), "d_xx(u^3)", True), (("u_xx",), "d_xx(u^3)", True)],
+            [(("u_xx", "d_xx(u^2)"), "d_xx(u^3)", True), (("u_xx",), "d_xx(u^3)", SHIFT)],
         ),
         # from a lowest power of at least 2, the top with the power below the lowest too
         (
             {"d_xx(u^2)": 0.07, "d_xx(u^3)": 0.02},
             [
                 (("d_xx(u^2)", "d_xx(u^3)"), "d_xx(u^4)", True),
-                (("d_xx(u^2)",), "d_xx(u^4)", True),
-                (("d_xx(u^3)",), "u_xx", True),
+                (("d_xx(u^2)",), "d_xx(u^4)", SHIFT),
+                (("d_xx(u^3)",), "u_xx", SHIFT),
             ],
         ),
         # a plain derivative alone is not swapped; a reaction power alone among its
@@ -472,3 +472,11 @@ def test_reaction_powers_the_data_do_not_determine_are_offered_an_uncertain_func
     record.verdicts.update({"u": "determined"})
     swaps = _swaps.swaps(record, lib, observed, 0.01, noisy=False)
     assert [(r, o.short()) for r, o, _ in swaps if o.short() == "tanh(u)"] == []
+
+
+def test_a_shift_of_the_powers_is_never_returned():
+    # cubic diffusion's stand-in u_xx + d_xx(u^2): the shift fits better by 41.7, the cube
+    # alone by 27; only the cube may be returned
+    shift = (-41.7, ("u_xx",), "d_xx(u^3)", [], [], None, 1.0, SHIFT)
+    cube = (-27.0, ("u_xx", "d_xx(u^2)"), "d_xx(u^3)", [], [], None, 1.0, True)
+    assert _swaps.specific("u_t", [shift, cube], {}) == [cube]

@@ -285,8 +285,8 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
         if swapped(record, replaced, other.short(), value, swap, tie) and replaced:
             log.info(
                 "symweak: %s: the data fit %s with %s in place of %s (likelihood ratio "
-                "%.3g): uncertain", lhs, "as well" if tie else "better", other.short(),
-                " + ".join(replaced), -value,
+                "%.3g): uncertain", lhs, "better" if value < -REFIT_CHI2 else "as well",
+                other.short(), " + ".join(replaced), abs(value),
             )  # fmt: skip
         cutoff = REFIT_CHI2 if tie == READABLE else -(REFIT_CHI2 if replaced else ADDED_CHI2)
         if value < cutoff:

@@ -13,7 +13,7 @@ from sympy.core.function import AppliedUndef
 from .._library import EXPANSION_DEGREE, has_fitted_constants, polynomial_alternatives
 from .._settings import ADDED_CHI2, REFIT_CHI2
 
-__all__ = ["READABLE", "additions", "curved", "specific", "swaps"]
+__all__ = ["READABLE", "SHIFT", "additions", "curved", "specific", "swaps"]
 
 log = logging.getLogger("symweak")
 
@@ -22,6 +22,12 @@ ADDITIONS = 2
 #: the ``tie`` of an uncertain function swapped for its field: returned unless the data
 #: fit the function better by the cutoff
 READABLE = "readable"
+#: a shift of the powers under a derivative by one (:func:`_power_swaps`): where the data
+#: fit it as well or better, both terms are uncertain, but it is never returned: it keeps
+#: one term more than the swap of all the powers for the next one, and the refits favour
+#: more freedom (cubic diffusion's u_xx + d_xx(u²): the cube alone fits better by 27, the
+#: shift d_xx(u²) + d_xx(u³) by 41.7, and its cube came back 0.016 for 0.02)
+SHIFT = "shift"
 
 
 def curved(F, field, quantiles, tol: float, powers=()) -> bool:
@@ -168,8 +174,8 @@ def _power_swaps(record, groups: dict, reactions: dict) -> list:
     """Under each derivative (``groups``: ``{(α, field): [(k, term)]}``), the powers of one
     field the equation holds there, any determined, with the next power alone (``tie``
     where it replaces more than one term: u_xx + d_xx(u²) must beat d_xx(u³)), two or more
-    shifted by one (``tie``: the lowest in place of the next above the top, the top in place
-    of the next below the lowest; a Gardner flux −0.6 d_x(u²) − 0.3 d_x(u³) over a soliton
+    shifted by one (:data:`SHIFT`: the lowest in place of the next above the top, the top in
+    place of the next below the lowest; a Gardner flux −0.6 d_x(u²) − 0.3 d_x(u³) over a soliton
     u ∈ [0, 1.2], σ 0.1, came back as 0.19 u_x − 1.16 d_x(u²), u_x determined, and the data
     fit d_x(u³) in its place as well, by 5.4), and a single
     power of at least 3 with the one below; a reaction power k ≥ 2 that is the only power
@@ -194,9 +200,9 @@ def _power_swaps(record, groups: dict, reactions: dict) -> list:
             swap = Term(field ** (top + 1), alpha)
             out.append((tuple(t for _, t in held), swap, len(held) > 1 or drift))
         if len(held) > 1:  # the powers shifted by one: as well, both are uncertain
-            out.append(((held[0][1],), Term(field ** (top + 1), alpha), True))
+            out.append(((held[0][1],), Term(field ** (top + 1), alpha), SHIFT))
             if held[0][0] > 1:
-                out.append(((held[-1][1],), Term(field ** (held[0][0] - 1), alpha), True))
+                out.append(((held[-1][1],), Term(field ** (held[0][0] - 1), alpha), SHIFT))
         if len(held) == 1 and top > 2:
             out.append(((held[0][1],), Term(field ** (top - 1), alpha), False))
     for field, held in reactions.items():
@@ -245,13 +251,16 @@ def _beside_expansion(terms: list, term) -> bool:
 
 
 def specific(lhs: str, better: list, added: dict) -> list:
-    """``better`` less each addition the data do not fit better by ``REFIT_CHI2`` than
+    """``better`` less the shifts (:data:`SHIFT`) and each addition the data do not fit
+    better by ``REFIT_CHI2`` than
     another that passes ``ADDED_CHI2`` too (``added``: ``{term: statistic}``): the equation
     gains from more freedom, not from that term, and it stays uncertain (the assay twin,
     five snapshots, σ 0.2, seed 1: u³ added 18.5, u⁴ 18.0; u³ came back determined)."""
     out = []
     for entry in better:
         value, replaced, other = entry[:3]
+        if entry[-1] == SHIFT:  # it makes terms uncertain, and is never returned
+            continue
         rivals = {t: v for t, v in added.items() if t != other.short() and v < -ADDED_CHI2}
         rival = min(rivals, key=rivals.get) if rivals else None
         if replaced or rival is None or rivals[rival] - value >= REFIT_CHI2:
