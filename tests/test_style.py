@@ -25,6 +25,20 @@ def test_examples_run():
     assert "Unknown operator `sinh`." in out.stdout
 
 
+def test_the_untuned_example_gives_the_truth_in_the_users_units():
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "untuned.py"), "--list"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 6
+    # -0.6 d_x(u^2) - 0.3 d_x(u^3) - 0.15 u_xxx with t x 3 and x x 0.25
+    assert "gardner: u_t = -0.05*d_x(u^2) - 0.025*d_x(u^3) - 0.0007812*u_xxx" in lines
+    assert "zeldovich: u_t = 0.002083*u_xx + 0.3333*u^2 - 0.3333*u^3" in lines
+
+
 def test_every_benchmark_system_has_an_example():
     import py_compile
 
