@@ -33,10 +33,10 @@ from ...ir import Equation
 from ...regress import bootstrap_intervals, term_complexity
 from .._settings import BOOTSTRAP_RESAMPLES, REFIT_CHI2
 
-__all__ = ["adopt", "said"]
+__all__ = ["adopt", "returned_terms", "said"]
 
 
-def _selected(record) -> dict:
+def returned_terms(record) -> dict:
     """The returned equation of ``record`` as ``{term: coefficient}``."""
     for alt in record.alternatives:
         if alt.get("reason") == "fit":
@@ -129,7 +129,7 @@ def adopt(
     )  # fmt: skip
     residual = float(np.linalg.norm(G @ coefs - b) / max(float(np.linalg.norm(b)), 1e-300))
     terms = dict(zip(names, coefs.tolist()))
-    selected = _selected(record) if selected is None else dict(selected)
+    selected = returned_terms(record) if selected is None else dict(selected)
     record.adopted = {
         "replaced": list(replaced),
         "by": other,

@@ -22,19 +22,11 @@ import math
 
 from ...regress import MAX_ALTERNATIVES
 from .._settings import REFIT_CHI2
+from ._adopt import returned_terms
 
 __all__ = ["faint"]
 
 log = logging.getLogger("symweak")
-
-
-def _returned(record) -> dict:
-    """The returned equation of ``record`` as ``{term: coefficient}`` (its ``"fit"``
-    alternative, else the middles of its intervals)."""
-    for alt in record.alternatives:
-        if alt.get("reason") == "fit":
-            return dict(alt["terms"])
-    return {t: 0.5 * (float(iv[0]) + float(iv[1])) for t, iv in record.intervals.items()}
 
 
 def faint(record) -> list[str]:
@@ -43,7 +35,7 @@ def faint(record) -> list[str]:
     |coefficient| below the size its drop refit says the data would detect (module notes):
     that alternative without the term joins the alternatives (reason ``"data"``) and the
     term's floor is that size. Returns the terms made uncertain."""
-    returned = _returned(record)
+    returned = returned_terms(record)
     out: list[str] = []
     for term, verdict in list(record.verdicts.items()):
         statistic, coef = record.refits.get(term), returned.get(term)
