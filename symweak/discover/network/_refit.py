@@ -39,18 +39,18 @@ field the equation holds there are refitted with the next power alone in their p
 below) must be beaten by more than ``REFIT_CHI2``, two or more (−0.023 u_xx + 0.038
 d_xx(u²), a quadratic stand-in over u ∈ [0.3, 1.5] for 0.02 d_xx(u³)) must beat it. On
 noisy data a reaction power k ≥ 2 that is its field's only reaction power (u² alone) is
-refitted with the powers k ± 1 (u³, u), which must not fit better by ``REFIT_CHI2``, and
-the uncertain terms the equation lacks are refitted added to it (:mod:`._swaps`). The
-swap or addition the data fit best, where they fit it better by more than ``REFIT_CHI2``
-(an addition by more than ``ADDED_CHI2``), is returned in place of the equation and then
-checked itself (:mod:`._adopt`). Where the equation couples no points and the data's own
-time series contradict it (:mod:`.._pointwise`), the surrogate may not have followed the
-field, and a swap is returned only if the surrogate trained under it follows those time
-series (``FOLLOWS``) and they do not contradict the swap, its terms that couple points
-read from that surrogate (Swift–Hohenberg on clean points: −0.45 u, contradicted, came
-back as −0.091 u + 0.039 u_xx determined, truth −0.8 u − 2 u_xx − u_xxxx + …, from a
-surrogate 6.4 times the local quadratics' misfit off the data; FitzHugh–Nagumo's added
-diffusion is returned).
+refitted with the powers k ± 1 (u³, u), which must not fit better by ``REFIT_CHI2``; on
+any data the uncertain terms the equation lacks are refitted added to it (:mod:`._swaps`;
+clean KdV–Burgers lost 0.03 u_xx: the data fit it added better by 687). The swap or
+addition the data fit best, where they fit it better by more than ``REFIT_CHI2`` (an
+addition by ``ADDED_CHI2``), is returned in place of the equation and judged (:mod:`._adopt`).
+Where the equation couples no points and the data's own time series contradict it
+(:mod:`.._pointwise`), the surrogate may not have followed the field, and a swap is
+returned only if the surrogate trained under it follows those time series (``FOLLOWS``)
+and they do not contradict the swap, its terms that couple points read from that surrogate
+(Swift–Hohenberg on clean points: −0.45 u, contradicted, came back as −0.091 u + 0.039 u_xx
+determined, truth −0.8 u − 2 u_xx − u_xxxx + …, from a surrogate 6.4 times the local
+quadratics' misfit off the data; FitzHugh–Nagumo's added diffusion is returned).
 
 Nothing is done for equations tied by ``pair`` rules or fitted together under the U(1)
 hypothesis the data kept (λ–ω at σ = 0.05, seed 0: u_xx added to u_t alone by a likelihood
@@ -256,10 +256,10 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
     drops, swaps = _weakest(record), offered(record, lib, *seen)
     adopt = selected is not None
     verify = adopt and _contradicted(state.problem, selected)
-    # noisy data: uncertain terms added, where the data determine some of the equation (an
-    # equation they determine nothing of, 95 % of u_t unexplained, gained u_x "determined")
+    # uncertain terms added where the data determine some of the equation (one they
+    # determine nothing of, 95 % of u_t unexplained, gained u_x "determined")
     settled = "determined" in record.verdicts.values()
-    if adopt and seen[-1] and not record.richer and settled:
+    if adopt and not record.richer and settled:
         swaps += [((), lib[t], False) for t in additions(record, lib)]
     if not drops and not swaps:
         return None
