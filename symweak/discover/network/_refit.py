@@ -19,6 +19,8 @@ is 1 − statistic/``REFIT_CHI2``, and the term's detection floor is its coeffic
 √(``REFIT_CHI2``/statistic) (the statistic grows with the square of a term's size). The
 equation with the term holds the one without it, so below −``REFIT_CHI2`` the refits have
 not settled and the term keeps its verdict (clean Gray–Scott, seed 1: v_t's v at −146).
+The closest equations the weak form could not tell from the returned one are refitted too,
+and one the data fit worse by more than ``REFIT_CHI2`` is told apart from it (:mod:`._apart`).
 
 Determined terms are also refitted with another candidate in their place (:func:`_swaps`):
 on noisy data (noise / std at least ``SHAPE_TOL_MIN``; on clean data the refits' own
@@ -79,6 +81,7 @@ from .._pointwise import contradicted, time_series_check
 from .._posed import ill_posed, observed_once
 from .._settings import ADDED_CHI2, LR_JOINT_SURROGATE, REFIT_CHI2, SHAPE_TOL_MIN
 from ._adopt import adopt
+from ._apart import alternatives_to_refit, doubted, substituted, tell_apart
 from ._extract import shape_tolerance
 from ._strong import evaluator, readable
 from ._swaps import READABLE, additions, specific
@@ -242,6 +245,16 @@ def _weakest(record) -> list[str]:
     return sure[:REFIT_TERMS]
 
 
+def _planned(record, lib: dict, seen: tuple, adopt: bool) -> tuple[list, list]:
+    """(the terms to drop, the swaps and additions) refitted for ``record``: uncertain
+    terms are added where the data determine some of the equation (one they determine
+    nothing of, 95 % of u_t unexplained, gained u_x "determined")."""
+    drops, swaps = _weakest(record), offered(record, lib, *seen)
+    if adopt and not record.richer and "determined" in record.verdicts.values():
+        swaps += [((), lib[t], False) for t in additions(record, lib)]
+    return drops, swaps
+
+
 def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, selected=None):
     """The refits of one equation (module notes); ``lib``: ``{short name: term}`` of the
     candidates; ``seen``: the observed values and the shape tolerance of the run's noise
@@ -249,19 +262,14 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
     fit best, where they fit it better by more than ``REFIT_CHI2``, is returned in place
     of it (:mod:`._adopt`, then judged itself) — where the data's own time series
     contradict ``selected``, only if they do not contradict the swap (:func:`_explains`):
-    returns that
-    equation, else None."""
+    returns that equation, else None."""
     lhs, n = record.lhs, len(state.data)
     terms = list(record.intervals)
-    drops, swaps = _weakest(record), offered(record, lib, *seen)
     adopt = selected is not None
     verify = adopt and _contradicted(state.problem, selected)
-    # uncertain terms added where the data determine some of the equation (one they
-    # determine nothing of, 95 % of u_t unexplained, gained u_x "determined")
-    settled = "determined" in record.verdicts.values()
-    if adopt and not record.richer and settled:
-        swaps += [((), lib[t], False) for t in additions(record, lib)]
-    if not drops and not swaps:
+    apart = alternatives_to_refit(record, lib) if adopt and len(terms) > 1 else []
+    drops, swaps = _planned(record, lib, seen, adopt)
+    if not drops and not swaps and not apart:
         return None
     with_loss, with_coefs, _ = _refit(state, cands, e, [lib[t] for t in terms], start)
 
@@ -269,12 +277,17 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
         loss, coefs, system = _refit(state, cands, e, support, start)
         return n * (loss - with_loss) / max(with_loss, 1e-300), coefs, system
 
+    fresh = tell_apart(record, {tuple(s): statistic([lib[t] for t in s])[0] for s in apart})
+    if fresh is not None:  # the verdicts changed: the terms it determined are dropped too
+        drops, swaps = _planned(record, lib, seen, adopt)
+        drops += [t for t in fresh if t not in drops]
     unconverged = None  # a term whose drop the data fit better: the refits are not settled
     for term in drops:
         rest = [t for t in terms if t != term]
         value, coefs, _ = statistic([lib[t] for t in rest])
         unconverged = unconverged or ((term, value) if value < -REFIT_CHI2 else None)
         verdict(record, term, value, with_coefs[terms.index(term)], dict(zip(rest, coefs)))
+        doubted(record, term, value, fresh or {})
     better, added = [], {}
     for replaced, other, tie in swaps:  # each, so that every one the data prefer shows
         at = terms.index(replaced[0]) if replaced else len(terms)  # where the first was
@@ -347,7 +360,7 @@ def _explains(state, cands, e: int, start: dict, support: list, equation) -> boo
 def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, best, selected):
     """Return the swap ``best`` in place of equation ``e`` (:mod:`._adopt`) and judge it.
     The selected equation's alternatives that hold a replaced term are refitted with the
-    swap made in them too (at most ``REFIT_TERMS`` + 1): the terms only they held stay
+    swap made in them too (at most ``APART``): the terms only they held stay
     uncertain beside the swap (tanh damping's u_xx beside tanh u)."""
     value, replaced, other, support, coefs, (G, b), with_loss, tie = best
     # as well, not better (a readable swap the data fit better is returned as any other):
@@ -357,7 +370,7 @@ def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, 
     n, mine = len(state.data), {t.short() for t in support}
     swap_loss = with_loss * (1.0 + value / n)
     extra = []
-    for names in () if tie else _substituted(record, replaced, other.short(), mine, lib):
+    for names in () if tie else substituted(record, replaced, other.short(), mine, lib):
         loss, alt_coefs, _ = _refit(state, cands, e, [lib[t] for t in names], start)
         stat = n * (loss - swap_loss) / max(swap_loss, 1e-300)
         entry = {"terms": dict(zip(names, alt_coefs)), "held_out": record.residual}
@@ -384,22 +397,6 @@ def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, 
     )  # fmt: skip
     _judge(state, cands, e, record, start, lib, seen)
     return equation
-
-
-def _substituted(record, replaced: tuple, other: str, mine: set, lib: dict) -> list:
-    """The supports of ``record``'s alternatives (not the returned one) that hold a term of
-    ``replaced``, with ``other`` in their place (with none replaced, those that lack
-    ``other``, with it added); none equal to the swap ``mine``."""
-    out: list = []
-    for alt in record.alternatives:
-        terms = list(alt["terms"])
-        stale = set(replaced) & set(terms) if replaced else other not in terms
-        if alt.get("reason") == "fit" or not stale:
-            continue
-        names = list(dict.fromkeys([other if t in replaced else t for t in terms] + [other]))
-        if set(names) != mine and all(t in lib for t in names) and names not in out:
-            out.append(names)
-    return out[: REFIT_TERMS + 1]
 
 
 def _contradicted(problem, equation) -> bool:
