@@ -18,6 +18,7 @@ from symweak.grammar import parse_terms
 RETURNED = {"d_x(u^3)": -0.3017, "u_xx": 0.05446}
 STAND_IN = {"d_x(u^3)": -0.3008, "d_xx(sin(u))": 0.06698}
 KEY = ("d_x(u^3)", "d_xx(sin(u))")
+NAGUMO = {"u": -0.3234, "u^2": 1.463, "u^3": -1.138, "u_xx": 0.1145}
 
 
 def _record(*more) -> FitRecord:
@@ -82,13 +83,37 @@ def test_an_alternative_the_data_fit_as_well_or_better_stays(value):
 
 
 def test_a_verdict_another_alternative_also_makes_stands():
-    """The surrogate before tuning's alternative also lacks u_xx (and holds d_xx(sin u)):
+    """The symmetry hypothesis's alternative also lacks u_xx (and holds d_xx(sin u)):
     telling the weak form's apart changes no verdict."""
-    untuned = {"terms": dict(STAND_IN), "held_out": 0.05, "margin": 0.2, "reason": "untuned"}
-    record = _record(untuned)
+    other = {"terms": dict(STAND_IN), "held_out": 0.05, "margin": 0.2, "reason": "symmetry"}
+    record = _record(other)
     assert tell_apart(record, {KEY: 50.0}) is None
     assert record.verdicts["u_xx"] == record.verdicts["d_xx(sin(u))"] == "uncertain"
-    assert [a["reason"] for a in record.alternatives] == ["fit", "untuned"]
+    assert [a["reason"] for a in record.alternatives] == ["fit", "symmetry"]
+
+
+def test_the_surrogate_before_tunings_alternative_is_refitted_and_told_apart_too():
+    """Nagumo at σ 0.05 (tuning half, seed 0): the surrogate before tuning saw
+    0.2165 u − 0.2104 u², and u³, u_xx were uncertain; the data fit it worse by 163."""
+    record = FitRecord(
+        lhs="u_t", residual=0.0049, method="mstls+tls",
+        intervals={t: [c - 0.1, c + 0.1] for t, c in NAGUMO.items()},
+        verdicts={"u": "determined", "u^2": "determined", "u^3": "uncertain",
+                  "u_xx": "uncertain"},
+        alternatives=[
+            {"terms": dict(NAGUMO), "held_out": 0.0049, "margin": 0.0, "reason": "fit"},
+            {"terms": {"u": 0.2165, "u^2": -0.2104}, "held_out": 0.0106, "margin": 0.0,
+             "reason": "untuned"},
+        ],
+        floors={"u^3": 0.4, "u_xx": 0.023},
+        untuned={"phase": "search", "verdicts": {"u": "determined", "u^2": "determined"},
+                 "disputed": ["u^3", "u_xx"]},
+    )  # fmt: skip
+    lib = _lib(["u", "u^2", "u^3", "u_xx"])
+    assert alternatives_to_refit(record, lib) == [["u", "u^2"]]
+    assert tell_apart(record, {("u", "u^2"): 162.9}) == {"u^3": 0.4, "u_xx": 0.023}
+    assert set(record.verdicts.values()) == {"determined"} and len(record.alternatives) == 1
+    assert record.untuned["disputed"] == []  # no warning names them
 
 
 def test_a_term_it_determined_that_the_data_fit_better_without_is_uncertain_again():
