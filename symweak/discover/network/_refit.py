@@ -268,7 +268,7 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
     terms = list(record.intervals)
     adopt = selected is not None
     verify = adopt and _contradicted(state.problem, selected)
-    apart = alternatives_to_refit(record, lib) if adopt and len(terms) > 1 else []
+    apart = alternatives_to_refit(record, lib) if adopt and seen[-1] and len(terms) > 1 else []
     drops, swaps = _planned(record, lib, seen, adopt)
     if not drops and not swaps and not apart:
         return None
