@@ -19,8 +19,6 @@ is 1 − statistic/``REFIT_CHI2``, and the term's detection floor is its coeffic
 √(``REFIT_CHI2``/statistic) (the statistic grows with the square of a term's size). The
 equation with the term holds the one without it, so below −``REFIT_CHI2`` the refits have
 not settled and the term keeps its verdict (clean Gray–Scott, seed 1: v_t's v at −146).
-The closest equations the weak form could not tell from the returned one are refitted too,
-and one the data fit worse by more than ``REFIT_CHI2`` is told apart from it (:mod:`._apart`).
 
 Determined terms are also refitted with another candidate in their place (:func:`_swaps`):
 on noisy data (noise / std at least ``SHAPE_TOL_MIN``; on clean data the refits' own
@@ -82,9 +80,9 @@ from .._pointwise import contradicted, time_series_check
 from .._posed import ill_posed, observed_once
 from .._settings import ADDED_CHI2, LR_JOINT_SURROGATE, REFIT_CHI2, SHAPE_TOL_MIN
 from ._adopt import adopt, explains_more
-from ._apart import alternatives_to_refit, doubted, substituted, tell_apart
 from ._extract import shape_tolerance
 from ._strong import evaluator, readable
+from ._substituted import substituted
 from ._swaps import READABLE, additions, specific
 from ._swaps import swaps as offered
 from ._tune import _lstsq
@@ -268,9 +266,8 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
     terms = list(record.intervals)
     adopt = selected is not None
     verify = adopt and _contradicted(state.problem, selected)
-    apart = alternatives_to_refit(record, lib) if adopt and seen[-1] and len(terms) > 1 else []
     drops, swaps = _planned(record, lib, seen, adopt)
-    if not drops and not swaps and not apart:
+    if not drops and not swaps:
         return None
     with_loss, with_coefs, _ = _refit(state, cands, e, [lib[t] for t in terms], start)
 
@@ -278,17 +275,12 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
         loss, coefs, system = _refit(state, cands, e, support, start)
         return n * (loss - with_loss) / max(with_loss, 1e-300), coefs, system
 
-    fresh = tell_apart(record, {tuple(s): statistic([lib[t] for t in s])[0] for s in apart})
-    if fresh is not None:  # the verdicts changed: the terms it determined are dropped too
-        drops, swaps = _planned(record, lib, seen, adopt)
-        drops += [t for t in fresh if t not in drops]
     unconverged = None  # a term whose drop the data fit better: the refits are not settled
     for term in drops:
         rest = [t for t in terms if t != term]
         value, coefs, _ = statistic([lib[t] for t in rest])
         unconverged = unconverged or ((term, value) if value < -REFIT_CHI2 else None)
         verdict(record, term, value, with_coefs[terms.index(term)], dict(zip(rest, coefs)))
-        doubted(record, term, value, fresh or {})
     better, added = [], {}
     for replaced, other, tie in swaps:  # each, so that every one the data prefer shows
         at = terms.index(replaced[0]) if replaced else len(terms)  # where the first was
@@ -363,7 +355,7 @@ def _explains(state, cands, e: int, start: dict, support: list, equation) -> boo
 def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, best, selected):
     """Return the swap ``best`` in place of equation ``e`` (:mod:`._adopt`) and judge it.
     The selected equation's alternatives that hold a replaced term are refitted with the
-    swap made in them too (at most ``APART``): the terms only they held stay
+    swap made in them too (at most ``SUBSTITUTES``): the terms only they held stay
     uncertain beside the swap (tanh damping's u_xx beside tanh u)."""
     value, replaced, other, support, coefs, (G, b), with_loss, tie = best
     # as well, not better (a readable swap the data fit better is returned as any other):
