@@ -1,7 +1,7 @@
 """An equation the data fit better than the selected one, returned in its place.
 
 The check on the data (:mod:`._refit`) refits the returned equation with other terms in
-the place of some of its own, and on noisy data with its uncertain terms added. Where the
+the place of some of its own, and with its uncertain terms added. Where the
 data fit such a swap better by more than ``REFIT_CHI2``, the data resolve what the weak
 form on the surrogate could not (offered the neighbouring powers, the weak form explained
 no more with them): cubic diffusion 0.02 d_xx(u³) over u ∈ [0.3, 1.5] was selected as
