@@ -67,3 +67,63 @@ def test_a_contradicted_pointwise_equation_names_lopsided_units():
         "along t; rescale t (minutes for seconds, say) or pass scales=('axis', 'cap') to "
         "scale them per axis"
     )
+
+
+@pytest.mark.parametrize(
+    ("spans", "ratio"),
+    [
+        ({"t": 600.0, "x": 20.0}, 30.0),  # time in hundredths of the unit
+        ({"t": 100.0, "x": 20.0, "y": 5.0}, 20.0),  # the shortest space axis counts
+        ({"t": 160.0, "x": 20.0}, None),  # exactly ISOTROPY_ASPECT: the paper's radius
+        ({"t": 6.0, "x": 20000.0}, None),  # space is the long axis: the default stays
+        ({"t": 480.0}, None),  # no space axis
+    ],
+)
+def test_time_is_long_where_it_spans_more_than_eight_times_the_shortest_space_axis(spans, ratio):
+    from symweak.discover._units import long_time
+
+    assert long_time(spans) == (None if ratio is None else pytest.approx(ratio))
+
+
+def _captured(monkeypatch, t_span: float, **kwargs):
+    """The configuration and settings ``discover`` hands the network method for point
+    columns whose time spans ``t_span`` against x over 3."""
+    from symweak.discover import _api
+
+    seen = {}
+
+    def network(problem, cfg, progress, settings, rebuild):
+        seen.update(cfg=cfg, settings=settings)
+        raise KeyboardInterrupt  # stop before any training
+
+    monkeypatch.setattr(_api, "_network", network)
+    rng = np.random.default_rng(0)
+    t, x = rng.uniform(0.0, t_span, 400), rng.uniform(-1.5, 1.5, 400)
+    obs = symweak.Observations({"t": t, "x": x}, {"u": np.sin(x - t / t_span)})
+    with pytest.raises(KeyboardInterrupt):
+        symweak.discover(obs, ops="+,-,*", **kwargs)
+    return seen["cfg"], seen["settings"]
+
+
+def test_a_long_time_axis_takes_radii_per_axis_unless_the_user_chose_them(monkeypatch, caplog):
+    with caplog.at_level("INFO", logger="symweak"):
+        cfg, settings = _captured(monkeypatch, 480.0)
+    assert cfg.tests.scales == ("axis", "cap") and settings["scales"] == ["axis", "cap"]
+    assert (
+        "symweak: t spans 160 times the range of x: the test functions are scaled per axis "
+        "(scales=('axis', 'cap'); pass scales=... to choose)" in caplog.text
+    )
+    assert settings["per_axis"] == "t"
+    assert _captured(monkeypatch, 6.0)[0].tests.scales == ("cap", "axis")  # aspect 2
+    chosen = _captured(monkeypatch, 480.0, scales=("cap",))[0]
+    assert chosen.tests.scales == ("cap",)  # the user's choice stands
+    given = _captured(monkeypatch, 480.0, config={"scales": ["paper"]})[0]
+    assert given.tests.scales == ("paper",)
+
+
+def test_a_run_that_scaled_a_long_time_per_axis_still_names_its_units():
+    settings = {"spans": {"t": 1800.0, "x": 160.0}, "scales": ["axis", "cap"], "per_axis": "t"}
+    assert lopsided(settings) == (
+        "or its units lopsided: t spans 11.2 times the range of x here, so the test functions "
+        "were scaled per axis; rescale t (minutes for seconds, say) and compare"
+    )

@@ -20,6 +20,7 @@ from ._posed import observed_once
 from ._problem import Problem
 from ._result import Discovery
 from ._testfunctions import lattice_axis_ok
+from ._units import PER_AXIS, long_time
 from ._verdicts import widen_to_precision
 
 __all__ = ["METHODS", "PAPER_OPS", "discover"]
@@ -96,6 +97,32 @@ def _config(problem: Problem, method: str, config, overrides: Mapping[str, Any])
             f"build it with Config.preset({method!r}) or pass method={config.method!r}."
         )
     return config.with_overrides(overrides)
+
+
+def _configured(problem: Problem, method: str, config, given: Mapping) -> tuple[Config, dict]:
+    """The run's configuration (:func:`_config`; on the network method radii per axis
+    where time is long and no ``scales`` were given: :func:`_long_time`) and its settings."""
+    cfg = _config(problem, method, config, given)
+    auto = method == "network" and "scales" not in given and not isinstance(config, Config)
+    cfg, long = _long_time(problem, cfg, config) if auto else (cfg, False)
+    return cfg, {**cfg.to_dict(), **problem.record(), **({"per_axis": "t"} if long else {})}
+
+
+def _long_time(problem: Problem, cfg: Config, config) -> tuple[Config, bool]:
+    """(``cfg`` with radii per axis (:data:`._units.PER_AXIS`) where time is the long axis
+    (:func:`._units.long_time`) and ``config`` did not choose ``scales``, whether it did)."""
+    if isinstance(config, Mapping) and "scales" in config:
+        return cfg, False
+    spans = problem.record()["spans"]
+    ratio = long_time(spans)
+    if ratio is None:
+        return cfg, False
+    short = min((n for n in spans if n != "t"), key=lambda n: spans[n])
+    log.info(
+        "symweak: t spans %.3g times the range of %s: the test functions are scaled per axis "
+        "(scales=%r; pass scales=... to choose)", ratio, short, PER_AXIS,
+    )  # fmt: skip
+    return cfg.with_overrides({"scales": PER_AXIS}), True
 
 
 def _network(problem, cfg, progress, settings, rebuild):
@@ -205,8 +232,7 @@ def discover(
         method = _auto_method(problem.obs)
     elif method == "grid":
         warn_coarse_grid(problem.obs)
-    cfg = _config(problem, method, config, {**network_options(network), **overrides})
-    settings = {**cfg.to_dict(), **problem.record()}
+    cfg, settings = _configured(problem, method, config, {**network_options(network), **overrides})
     if method == "network":
         check_float32(problem.obs.coords)  # the surrogate trains in float32
         _check_enough_points(problem.obs)
