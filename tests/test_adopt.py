@@ -517,3 +517,38 @@ def test_on_clean_data_an_addition_must_explain_more_of_the_weak_form(monkeypatc
         assert "unexplained against 5 %: not returned on clean data" in caplog.text
     else:
         assert eq.short() == "u_t = 0.1*u - 0.1*u^2 + 0.05*u_xx"
+
+
+@pytest.mark.parametrize(("ratio", "returned"), [(343.0, True), (-4.0, True), (-30.0, False)])
+def test_an_ill_posed_square_gives_way_to_the_field_the_data_fit_as_well(
+    monkeypatch, ratio, returned
+):
+    """Advection–diffusion–dispersion at σ 0.05 came back as −0.29 u_x + 0.022 d_xx(u²) −
+    0.046 u_xxx with u down to −0.2: ill-posed (D(u) = 0.044 u). The data fit u_xx in
+    place of the square better by 343: u_xx is returned; as well (the square better by 4):
+    u_xx is returned and both are uncertain; where the square fits better by 30 it stays."""
+    terms = {"u_x": -0.29, "d_xx(u^2)": 0.022, "u_xxx": -0.046}
+    record = FitRecord(
+        lhs="u_t", residual=0.009, method="mstls+tls",
+        intervals={t: sorted([c * 0.95, c * 1.05]) for t, c in terms.items()},
+        without={"u_x": 0.68, "d_xx(u^2)": 0.035, "u_xxx": 0.075},
+        verdicts=dict.fromkeys(terms, "determined"),
+        alternatives=[{"terms": dict(terms), "held_out": 0.009, "margin": 0.0, "reason": "fit"}],
+    )  # fmt: skip
+    with_loss = 0.0101
+    swap = with_loss * (1 - ratio / 2000)
+    losses = {("u_x", "d_xx(u^2)", "u_xxx"): with_loss, ("u_x", "u_xx", "u_xxx"): swap,
+              ("u_x", "d_xx(u^3)", "u_xxx"): 0.0102}  # fmt: skip
+    _fake_refits(monkeypatch, losses, [-0.29, 0.022, -0.046], explained=True)
+    selected = "u_t = -0.29*u_x + 0.022*d_xx(u^2) - 0.046*u_xxx"
+    eq = _checked(record, "u_x, u_xx, u_xxx, d_xx(u^2), d_xx(u^3)", selected, 0.05, -0.2)
+    assert record.refits["d_xx(u^2) -> u_xx"] == pytest.approx(-ratio)
+    if not returned:
+        assert eq.short() == selected and record.verdicts["d_xx(u^2)"] == "determined"
+        return
+    assert eq.short() == "u_t = -0.29*u_x + 0.022*u_xx - 0.046*u_xxx"
+    if ratio > 0:  # better: the square is gone, u_xx determined
+        assert record.verdicts == dict.fromkeys(["u_x", "u_xxx", "u_xx"], "determined")
+    else:  # as well: both uncertain, the square an alternative
+        assert record.verdicts == {"u_x": "determined", "d_xx(u^2)": "uncertain",
+                                   "u_xxx": "determined", "u_xx": "uncertain"}  # fmt: skip

@@ -367,6 +367,12 @@ def _returned(terms: dict) -> FitRecord:
         ),
         # the field with a function of it (not one with a fitted constant inside)
         ({"u": -0.3, "u_xx": 0.15}, [(("u",), "sin(u)", False)]),
+        # a function whose Taylor series starts with u² with u² under the same derivative
+        # (a damped Burgers flux read back as −0.596 d_x(u·sin(0.9086 u)) for −0.5 d_x(u²))
+        (
+            {"u": -0.1, "d_x(u*sin(0.9086*u))": -0.596, "u_xx": 0.055},
+            [(("u",), "sin(u)", False), (("d_x(u*sin(0.9086*u))",), "d_x(u^2)", READABLE)],
+        ),
         # a drift alone with the flux d_x(u^2) (it must beat it: over a front they stand in
         # for each other)
         (
@@ -377,11 +383,27 @@ def _returned(terms: dict) -> FitRecord:
 )
 def test_the_swaps_offered_for_functions_and_powers(returned, expected):
     names = ["u", "u^2", "u_xx", "sin(0.8*u)", "d_xx(u^2)", "d_xx(u^3)", "d_xx(u^4)", "d_x(u^2)",
-             "sin(u)", "d_xx(sin(u))", "u_x", "u^3"]  # fmt: skip
+             "sin(u)", "d_xx(sin(u))", "u_x", "u^3", "d_x(u*sin(0.9086*u))"]  # fmt: skip
     library = parse_terms(", ".join(names), "t,x", "u")
     observed = {"u": {"quantiles": list(np.linspace(-2.0, 3.0, 101)), "noise": 0.1}}
     swaps = _swaps.swaps(_returned(returned), dict(zip(names, library)), observed, 0.05)
     assert [(r, o.short(), t) for r, o, t in swaps] == expected
+
+
+@pytest.mark.parametrize("ill", [False, True])
+def test_an_ill_posed_square_under_a_second_derivative_is_offered_the_field_itself(ill):
+    """An advection–diffusion–dispersion (−0.3 u_x + 0.02 u_xx − 0.05 u_xxx, σ 0.05, u down
+    to −0.2) came back with 0.022 d_xx(u²) determined: D(u) = 0.044 u < 0 below 0. Where
+    the equation is ill-posed the square is swapped for u_xx too, the well-posed one
+    returned unless the square fits better (READABLE); a well-posed one only for the cube."""
+    names = ["u_x", "u_xx", "u_xxx", "d_xx(u^2)", "d_xx(u^3)", "d_x(u^2)"]
+    library = parse_terms(", ".join(names), "t,x", "u")
+    observed = {"u": {"quantiles": list(np.linspace(-0.2, 1.2, 101)), "noise": 0.05}}
+    returned = _returned({"u_x": -0.29, "d_xx(u^2)": 0.022, "u_xxx": -0.046})
+    swaps = _swaps.swaps(returned, dict(zip(names, library)), observed, 0.05, ill=ill)
+    offered = [(r, o.short(), t) for r, o, t in swaps]
+    plain = [(("u_x",), "d_x(u^2)", True), (("d_xx(u^2)",), "d_xx(u^3)", False)]
+    assert offered == ([*plain, (("d_xx(u^2)",), "u_xx", READABLE)] if ill else plain)
 
 
 def test_a_function_the_field_fits_as_well_makes_both_uncertain():

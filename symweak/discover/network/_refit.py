@@ -244,11 +244,12 @@ def _weakest(record) -> list[str]:
     return sure[:REFIT_TERMS]
 
 
-def _planned(record, lib: dict, seen: tuple, adopt: bool) -> tuple[list, list]:
-    """(the terms to drop, the swaps and additions) refitted for ``record``: uncertain
-    terms are added where the data determine some of the equation (one they determine
-    nothing of, 95 % of u_t unexplained, gained u_x "determined")."""
-    drops, swaps = _weakest(record), offered(record, lib, *seen)
+def _planned(record, lib: dict, seen: tuple, adopt: bool, ill=False) -> tuple[list, list]:
+    """(the terms to drop, the swaps and additions) refitted for ``record`` (``ill``: the
+    equation is ill-posed): uncertain terms are added where the data determine some of the
+    equation (one they determine nothing of, 95 % of u_t unexplained, gained u_x
+    "determined")."""
+    drops, swaps = _weakest(record), offered(record, lib, *seen, ill=ill)
     if adopt and not record.richer and "determined" in record.verdicts.values():
         swaps += [((), lib[t], False) for t in additions(record, lib)]
     return drops, swaps
@@ -266,7 +267,8 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
     terms = list(record.intervals)
     adopt = selected is not None
     verify = adopt and _contradicted(state.problem, selected)
-    drops, swaps = _planned(record, lib, seen, adopt)
+    ill = isinstance(selected, Equation) and ill_posed(selected, seen[0]) is not None
+    drops, swaps = _planned(record, lib, seen, adopt, ill)
     if not drops and not swaps:
         return None
     with_loss, with_coefs, _ = _refit(state, cands, e, [lib[t] for t in terms], start)
