@@ -127,3 +127,13 @@ def test_a_run_that_scaled_a_long_time_per_axis_still_names_its_units():
         "or its units lopsided: t spans 11.2 times the range of x here, so the test functions "
         "were scaled per axis; rescale t (minutes for seconds, say) and compare"
     )
+
+
+def test_a_long_space_axis_is_named_with_a_change_of_length_units():
+    settings = {"spans": {"t": 48.0, "x": 1900.0}, "scales": ["cap", "axis"]}
+    assert lopsided(settings) == (
+        "or its units lopsided: x spans 39.6 times the range of t here, and the test "
+        "functions are isotropic (the paper's radius), so the units decide how far they reach "
+        "along x; rescale x (millimetres for micrometres, say) or pass scales=('axis', 'cap') "
+        "to scale them per axis"
+    )

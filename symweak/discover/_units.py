@@ -51,6 +51,11 @@ def long_time(spans: Mapping) -> float | None:
     return t / min(space)
 
 
+def _example(axis: str) -> str:
+    """A change of units that shortens ``axis``'s range: of time, or of a space axis."""
+    return "minutes for seconds" if axis == "t" else "millimetres for micrometres"
+
+
 def lopsided(settings: Mapping) -> str | None:
     """The clause naming lopsided units (one coordinate spanning more than
     ``ISOTROPY_ASPECT`` times another's range) where the run's radii were not per axis
@@ -71,14 +76,14 @@ def lopsided(settings: Mapping) -> str | None:
         return (
             f"or its units lopsided: {longest} spans {ratio:.3g} times the range of "
             f"{shortest} here, so the test functions were scaled per axis; rescale {longest} "
-            "(minutes for seconds, say) and compare"
+            f"({_example(longest)}, say) and compare"
         )
     if scales and scales[0] == "axis":
         return None
     return (
         f"or its units lopsided: {longest} spans {ratio:.3g} times the range of {shortest} "
         "here, and the test functions are isotropic (the paper's radius), so the units decide "
-        f"how far they reach along {longest}; rescale {longest} (minutes for seconds, say) or "
+        f"how far they reach along {longest}; rescale {longest} ({_example(longest)}, say) or "
         "pass scales=('axis', 'cap') to scale them per axis"
     )
 
