@@ -137,3 +137,33 @@ def test_a_long_space_axis_is_named_with_a_change_of_length_units():
         "along x; rescale x (millimetres for micrometres, say) or pass scales=('axis', 'cap') "
         "to scale them per axis"
     )
+
+
+def _large(top: float) -> dict:
+    return {"u": {"quantiles": list(np.linspace(-0.4 * top, top, 101)), "noise": 0.01}}
+
+
+def test_a_function_of_a_field_in_large_units_is_named_in_the_warnings():
+    """A sine damping handed over with u up to 1 250 came back as its Taylor stand-in:
+    the candidate sin(u) takes u as given, and sin(u/500) is no candidate."""
+    from symweak.discover._history import FitRecord, History
+    from symweak.discover._result import Discovery
+    from symweak.discover._units import functions_of_large_fields
+    from symweak.grammar import parse_equation
+    from symweak.ir import System
+
+    text = (
+        "sin(u), tanh(u): the candidate terms take u as given, and it reaches 1232 here; a "
+        "function of a quantity in units needs a reference value inside it (sin(u/u0)): "
+        "divide u by a typical value before discover if such a term is expected"
+    )
+    assert functions_of_large_fields({"ops": "+,-,*,sin,tanh"}, _large(1250.0)) == [text]
+    assert functions_of_large_fields({"ops": "+,-,*"}, _large(1250.0)) == []  # no function
+    assert functions_of_large_fields({"ops": "+,-,*,sin"}, _large(2.5)) == []  # |u| ≤ 2.5
+    assert functions_of_large_fields({"ops": "+,-,*,sin"}, {}) == []  # saved without them
+    eq = parse_equation("u_t = -0.4977*u + 0.1079*u_xx", coords="t,x")
+    history = History(
+        fits=[FitRecord(lhs="u_t", residual=0.01, method="mstls")], observed=_large(1250.0)
+    )
+    res = Discovery(System([eq]), settings={"ops": "+,-,*,sin,tanh"}, history=history)
+    assert text in res.warnings()

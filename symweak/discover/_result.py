@@ -25,7 +25,7 @@ from ._readings import (
     cancelling,
 )
 from ._simulate import Simulation
-from ._units import lopsided, unexplained
+from ._units import functions_of_large_fields, lopsided, unexplained
 
 __all__ = ["UNEXPLAINED_WARNING", "Alternative", "Discovery", "ParetoEquation", "Simulation"]
 
@@ -215,6 +215,7 @@ class Discovery(Readings):
         from .network._adopt import said as swap_said  # swaps the data fit better
 
         out.extend(swap_said(lhs, found) for lhs, found in self._per_lhs("adopted").items())
+        out.extend(functions_of_large_fields(self.settings, observed))
         symmetry = getattr(self.history, "symmetry", None) if self.history else None
         if symmetry and (symmetry.get("kept") == "symmetric" or symmetry.get("disputed")):
             out.append(_symmetric(symmetry))

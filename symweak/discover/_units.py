@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["PER_AXIS", "long_time", "lopsided", "unexplained"]
+__all__ = ["FUNCTION_REACH", "PER_AXIS", "functions_of_large_fields", "long_time", "lopsided",
+           "unexplained"]  # fmt: skip
 
 #: the radii a run takes where time is the long axis and its ``scales`` were left alone
 PER_AXIS = ("axis", "cap")
@@ -98,3 +99,42 @@ def unexplained(lhs: str, share: float, settings: Mapping) -> str:
         f"{', ' + hint if hint else ''}. Compare the Pareto front and the intervals before "
         "using it."
     )
+
+
+#: a field whose observed values (1 % to 99 % quantiles) reach beyond this in size is
+#: large for a function of it taken as given (the symbolic network divides a field whose
+#: root mean square passes 100 by a power of ten: ``symweak.symnet._network.FIELD_RANGE``)
+FUNCTION_REACH = 100.0
+
+
+def functions_of_large_fields(settings: Mapping, observed: Mapping | None) -> list[str]:
+    """One warning per field whose values reach beyond ``FUNCTION_REACH`` where the
+    operator set (``settings["ops"]``) applies functions (sin, tanh, exp): the candidate
+    library takes them of the field as given. A sine damping, u_t = 0.1 u_xx − 0.5 sin u,
+    handed over with u in units 500 times smaller (u up to 1 250) came back as its Taylor
+    stand-in −0.4977 u + 3.1e-07 u³ (sin u excluded above 42): sin(u/500) is no candidate.
+    ``observed``: each field's quantiles (``History.observed``)."""
+    from .._errors import SymweakError
+    from ..grammar import parse_operators
+
+    if not settings.get("ops") or not observed:
+        return []
+    try:
+        functions = [op.symbol for op in parse_operators(settings["ops"]).unary if op.function]
+    except SymweakError:  # an operator set this version does not know (a saved result)
+        return []
+    out = []
+    for name, seen in observed.items() if functions else ():
+        quantiles = (seen or {}).get("quantiles") or []
+        if len(quantiles) < 3:
+            continue
+        reach = max(abs(float(quantiles[1])), abs(float(quantiles[-2])))
+        if reach > FUNCTION_REACH:
+            applied = ", ".join(f"{f}({name})" for f in functions)
+            out.append(
+                f"{applied}: the candidate terms take {name} as given, and it reaches "
+                f"{reach:.4g} here; a function of a quantity in units needs a reference "
+                f"value inside it ({functions[0]}({name}/{name}0)): divide {name} by a "
+                "typical value before discover if such a term is expected"
+            )
+    return out
