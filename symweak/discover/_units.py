@@ -35,15 +35,14 @@ def long_time(spans: Mapping) -> float | None:
     There the default radii (``"cap"``) give the test functions a few snapshots' reach in
     time: an advection–diffusion–dispersion −0.3 u_x + 0.02 u_xx − 0.05 u_xxx (10 % point
     columns, σ 0.05) with time in hundredths of the unit (t over 600, x over 20) came back
-    with u_xx uncertain after its search drifted off the data, and a sink beside a flux
-    (0.08 u_xx − 0.4 d_x(u²) − 0.3 u²) as −0.030 u³ − 0.016 d_x(u²); per axis both gave
-    their three terms, as λ–ω did in seconds (t over 480, x over 3). Over four such
-    equations with t over 9–30 times x (σ 0.05 and 0.1, seeds 0 and 1) the returned terms
-    were the true ones in 23 of 32 runs per axis against 18 with the default (none the other
-    way round), exact in 10 against 0 (the default left most terms uncertain), honest in 24
-    against 24. Space as the long
-    axis keeps the default: the scratch-assay twin (x over 1 900 µm, t over 48 h) took
-    three spurious terms per axis."""
+    without u_xx and every term uncertain after its search drifted off the data, and a sink
+    beside a flux (0.08 u_xx − 0.4 d_x(u²) − 0.3 u²) as −0.030 u³ − 0.016 d_x(u²); per
+    axis both gave their three terms, as λ–ω did in seconds (t over 480, x over 3). Over
+    four such equations with t over 9–30 times x (σ 0.05 and 0.1, seeds 0 and 1) the
+    returned terms were the true ones in 23 of 32 runs per axis against 18 with the default
+    (none the other way round), exact in 10 against 0 (the default left most terms
+    uncertain), honest in 24 against 24. Space as the long axis keeps the default: the
+    scratch-assay twin (x over 1 900 µm, t over 48 h) took three spurious terms per axis."""
     from ..weak import ISOTROPY_ASPECT
 
     space = [float(v) for n, v in spans.items() if n != "t" and float(v) > 0]
