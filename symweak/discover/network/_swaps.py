@@ -146,7 +146,7 @@ def swaps(record, lib: dict, observed: dict, tol: float, noisy: bool = True, ill
             continue
         if record.verdicts.get(term) != "determined":
             continue
-        lead = _leading(mine.F, field) if field is not None else None
+        lead = None if field is None or _of_linear(mine.F) else _leading(mine.F, field)
         if lead is not None and lead > 1 and str(field.func) in observed:
             # its stand-in is a power of the field (u·sin(0.91 u) for u²): READABLE
             out.append(((term,), Term(field**lead, mine.alpha), READABLE))
