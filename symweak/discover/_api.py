@@ -102,18 +102,18 @@ def _config(problem: Problem, method: str, config, overrides: Mapping[str, Any])
 def _configured(problem: Problem, method: str, config, given: Mapping) -> tuple[Config, dict]:
     """The run's configuration (:func:`_config`; on the network method radii per axis
     where time is long and no ``scales`` were given: :func:`_long_time`) and its settings."""
-    cfg = _config(problem, method, config, given)
+    cfg, record = _config(problem, method, config, given), problem.record()
     auto = method == "network" and "scales" not in given and not isinstance(config, Config)
-    cfg, long = _long_time(problem, cfg, config) if auto else (cfg, False)
-    return cfg, {**cfg.to_dict(), **problem.record(), **({"per_axis": "t"} if long else {})}
+    cfg, long = _long_time(record["spans"], cfg, config) if auto else (cfg, False)
+    return cfg, {**cfg.to_dict(), **record, **({"per_axis": "t"} if long else {})}
 
 
-def _long_time(problem: Problem, cfg: Config, config) -> tuple[Config, bool]:
+def _long_time(spans: Mapping, cfg: Config, config) -> tuple[Config, bool]:
     """(``cfg`` with radii per axis (:data:`._units.PER_AXIS`) where time is the long axis
-    (:func:`._units.long_time`) and ``config`` did not choose ``scales``, whether it did)."""
+    (:func:`._units.long_time` of the coordinates' ``spans``) and ``config`` did not choose
+    ``scales``, whether it did)."""
     if isinstance(config, Mapping) and "scales" in config:
         return cfg, False
-    spans = problem.record()["spans"]
     ratio = long_time(spans)
     if ratio is None:
         return cfg, False
