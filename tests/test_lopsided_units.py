@@ -15,8 +15,8 @@ def test_lopsided_units_are_named_with_the_ratio_and_the_way_out():
     assert lopsided(LOPSIDED) == (
         "or its units lopsided: t spans 160 times the range of x here, and the test "
         "functions are isotropic (the paper's radius), so the units decide how far they reach "
-        "along t; rescale t (minutes for seconds, say) or pass scales=('axis', 'cap') to "
-        "scale them per axis"
+        "along t; rescale t (minutes for seconds, say) or pass scales=('spectrum', 'cap') to "
+        "size them by the field's spectrum"
     )
     assert unexplained("v_t", 0.721, LOPSIDED) == (
         "v_t: the equation leaves 72 % of v_t unexplained; the data may be too noisy or too "
@@ -30,6 +30,7 @@ def test_lopsided_units_are_named_with_the_ratio_and_the_way_out():
     [
         {"spans": {"t": 10.0, "x": 16.0}, "scales": ["cap", "axis"]},  # aspect 1.6
         {"spans": {"t": 480.0, "x": 3.0}, "scales": ["axis", "cap"]},  # already per axis
+        {"spans": {"t": 480.0, "x": 3.0}, "scales": ["spectrum", "cap"]},  # the user's spectrum
         {"scales": ["cap", "axis"]},  # saved before the spans were recorded
         {"spans": {"t": 480.0, "x": 0.0}},  # one place only
     ],
@@ -64,8 +65,8 @@ def test_a_contradicted_pointwise_equation_names_lopsided_units():
     assert said("u_t", found, lopsided(spans)) == plain.format(
         ", or its units lopsided: t spans 11.2 times the range of x here, and the test "
         "functions are isotropic (the paper's radius), so the units decide how far they reach "
-        "along t; rescale t (minutes for seconds, say) or pass scales=('axis', 'cap') to "
-        "scale them per axis"
+        "along t; rescale t (minutes for seconds, say) or pass scales=('spectrum', 'cap') to "
+        "size them by the field's spectrum"
     )
 
 
@@ -85,9 +86,10 @@ def test_time_is_long_where_it_spans_more_than_eight_times_the_shortest_space_ax
     assert long_time(spans) == (None if ratio is None else pytest.approx(ratio))
 
 
-def _captured(monkeypatch, t_span: float, **kwargs):
+def _captured(monkeypatch, t_span: float, x_span: float = 3.0, times: int = 0, **kwargs):
     """The configuration and settings ``discover`` hands the network method for point
-    columns whose time spans ``t_span`` against x over 3."""
+    columns whose time spans ``t_span`` against x over ``x_span`` (``times`` > 0: that
+    many snapshots, each at 80 places)."""
     from symweak.discover import _api
 
     seen = {}
@@ -98,30 +100,89 @@ def _captured(monkeypatch, t_span: float, **kwargs):
 
     monkeypatch.setattr(_api, "_network", network)
     rng = np.random.default_rng(0)
-    t, x = rng.uniform(0.0, t_span, 400), rng.uniform(-1.5, 1.5, 400)
-    obs = symweak.Observations({"t": t, "x": x}, {"u": np.sin(x - t / t_span)})
+    if times:
+        t = np.repeat(np.linspace(0.0, t_span, times), 80)
+        x = np.tile(np.linspace(-x_span / 2, x_span / 2, 80), times)
+    else:
+        t, x = rng.uniform(0.0, t_span, 400), rng.uniform(-x_span / 2, x_span / 2, 400)
+    obs = symweak.Observations({"t": t, "x": x}, {"u": np.sin(x / x_span - t / t_span)})
     with pytest.raises(KeyboardInterrupt):
         symweak.discover(obs, ops="+,-,*", **kwargs)
     return seen["cfg"], seen["settings"]
 
 
-def test_a_long_time_axis_takes_radii_per_axis_unless_the_user_chose_them(monkeypatch, caplog):
+def test_a_long_time_axis_takes_the_spectrums_radii_unless_the_user_chose_them(monkeypatch, caplog):
     with caplog.at_level("INFO", logger="symweak"):
         cfg, settings = _captured(monkeypatch, 480.0)
-    assert cfg.tests.scales == ("axis", "cap") and settings["scales"] == ["axis", "cap"]
+    assert cfg.tests.scales == ("spectrum", "cap") and settings["scales"] == ["spectrum", "cap"]
     assert (
-        "symweak: t spans 160 times the range of x: the test functions are scaled per axis "
-        "(scales=('axis', 'cap'); pass scales=... to choose)" in caplog.text
+        "symweak: t spans 160 times the range of x: the test functions take the radii the "
+        "field's spectrum reads (scales=('spectrum', 'cap'); pass scales=... to choose)"
+        in caplog.text
     )
-    assert settings["per_axis"] == "t"
+    assert settings["spectral"] == "t" and "per_axis" not in settings
     assert _captured(monkeypatch, 6.0)[0].tests.scales == ("cap", "axis")  # aspect 2
     chosen = _captured(monkeypatch, 480.0, scales=("cap",))[0]
     assert chosen.tests.scales == ("cap",)  # the user's choice stands
     given = _captured(monkeypatch, 480.0, config={"scales": ["paper"]})[0]
     assert given.tests.scales == ("paper",)
+    # five snapshots over a long time (an assay in hours and millimetres): the paper's radius
+    cfg, settings = _captured(monkeypatch, 480.0, times=5)
+    assert cfg.tests.scales == ("cap", "axis") and "spectral" not in settings
 
 
-def test_a_run_that_scaled_a_long_time_per_axis_still_names_its_units():
+@pytest.mark.parametrize(
+    ("spans", "found"),
+    [
+        ({"t": 6.0, "x": 200.0}, ("x", 200.0 / 6.0)),  # x in tenths of the model's unit
+        ({"t": 3.0, "x": 40.0, "y": 10.0}, ("x", 40.0 / 3.0)),  # the longest space axis
+        ({"x": 100.0, "y": 5.0}, ("x", 20.0)),  # no time: space against space
+        ({"t": 6.0, "x": 48.0}, None),  # exactly ISOTROPY_ASPECT: the paper's radius
+        ({"t": 600.0, "x": 20.0}, None),  # time is the long axis
+    ],
+)
+def test_a_space_axis_is_long_where_it_spans_more_than_eight_times_the_shortest(spans, found):
+    from symweak.discover._units import long_space
+
+    got = long_space(spans)
+    assert got is None if found is None else got == (found[0], pytest.approx(found[1]))
+
+
+def test_a_long_space_axis_takes_the_spectrums_radii_unless_the_data_are_snapshots(
+    monkeypatch, caplog
+):
+    with caplog.at_level("INFO", logger="symweak"):
+        cfg, settings = _captured(monkeypatch, 3.0, x_span=300.0)
+    assert cfg.tests.scales == ("spectrum", "cap") and settings["spectral"] == "x"
+    assert "per_axis" not in settings
+    assert (
+        "symweak: x spans 99.8 times the range of t: the test functions take the radii the "
+        "field's spectrum reads (scales=('spectrum', 'cap'); pass scales=... to choose)"
+        in caplog.text
+    )
+    # five snapshots (a scratch assay's layout): the paper's radius stays
+    cfg, settings = _captured(monkeypatch, 3.0, x_span=300.0, times=5)
+    assert cfg.tests.scales == ("cap", "axis") and "spectral" not in settings
+    # forty times: the data follow the field through time (a lattice: the network asked for)
+    assert _captured(monkeypatch, 3.0, x_span=300.0, times=40, method="network")[
+        0
+    ].tests.scales == (
+        "spectrum",
+        "cap",
+    )
+    assert _captured(monkeypatch, 3.0, x_span=300.0, scales=("cap",))[0].tests.scales == ("cap",)
+
+
+def test_a_run_that_took_the_spectrums_radii_for_a_long_space_axis_still_names_its_units():
+    settings = {"spans": {"t": 3.0, "x": 40.0}, "scales": ["spectrum", "cap"], "spectral": "x"}
+    assert lopsided(settings) == (
+        "or its units lopsided: x spans 13.3 times the range of t here, so the test functions "
+        "took the radii the field's spectrum reads; rescale x (millimetres for micrometres, "
+        "say) and compare"
+    )
+
+
+def test_a_saved_run_that_scaled_a_long_time_per_axis_still_names_its_units():
     settings = {"spans": {"t": 1800.0, "x": 160.0}, "scales": ["axis", "cap"], "per_axis": "t"}
     assert lopsided(settings) == (
         "or its units lopsided: t spans 11.2 times the range of x here, so the test functions "
@@ -134,8 +195,8 @@ def test_a_long_space_axis_is_named_with_a_change_of_length_units():
     assert lopsided(settings) == (
         "or its units lopsided: x spans 39.6 times the range of t here, and the test "
         "functions are isotropic (the paper's radius), so the units decide how far they reach "
-        "along x; rescale x (millimetres for micrometres, say) or pass scales=('axis', 'cap') "
-        "to scale them per axis"
+        "along x; rescale x (millimetres for micrometres, say) or pass "
+        "scales=('spectrum', 'cap') to size them by the field's spectrum"
     )
 
 

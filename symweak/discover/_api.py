@@ -19,8 +19,9 @@ from ._pointwise import check_pointwise
 from ._posed import observed_once
 from ._problem import Problem
 from ._result import Discovery
+from ._snapshots import snapshot_times
 from ._testfunctions import lattice_axis_ok
-from ._units import PER_AXIS, long_time
+from ._units import SPECTRAL, long_space, long_time
 from ._verdicts import widen_to_precision
 
 __all__ = ["METHODS", "PAPER_OPS", "discover"]
@@ -100,29 +101,38 @@ def _config(problem: Problem, method: str, config, overrides: Mapping[str, Any])
 
 
 def _configured(problem: Problem, method: str, config, given: Mapping) -> tuple[Config, dict]:
-    """The run's configuration (:func:`_config`; on the network method radii per axis
-    where time is long and no ``scales`` were given: :func:`_long_time`) and its settings."""
+    """The run's configuration (:func:`_config`; on the network method the radii of
+    lopsided units where no ``scales`` were given: :func:`_lopsided`) and its settings."""
     cfg, record = _config(problem, method, config, given), problem.record()
     auto = method == "network" and "scales" not in given and not isinstance(config, Config)
-    cfg, long = _long_time(record["spans"], cfg, config) if auto else (cfg, False)
-    return cfg, {**cfg.to_dict(), **record, **({"per_axis": "t"} if long else {})}
+    cfg, chosen = _lopsided(problem, record["spans"], cfg, config) if auto else (cfg, {})
+    return cfg, {**cfg.to_dict(), **record, **chosen}
 
 
-def _long_time(spans: Mapping, cfg: Config, config) -> tuple[Config, bool]:
-    """(``cfg`` with radii per axis (:data:`._units.PER_AXIS`) where time is the long axis
-    (:func:`._units.long_time` of the coordinates' ``spans``) and ``config`` did not choose
-    ``scales``, whether it did)."""
+def _lopsided(problem: Problem, spans: Mapping, cfg: Config, config) -> tuple[Config, dict]:
+    """(``cfg``, the settings that record the choice) where ``config`` did not choose
+    ``scales``: the radii the field's spectrum reads (:data:`._units.SPECTRAL`) where one
+    coordinate spans more than 8 times another's range — time
+    (:func:`._units.long_time` of the coordinates' ``spans``) or a space axis
+    (:func:`._units.long_space`) — and the data are not a few snapshots
+    (:func:`._snapshots.snapshot_times`: there the paper's radius stays)."""
     if isinstance(config, Mapping) and "scales" in config:
-        return cfg, False
+        return cfg, {}
     ratio = long_time(spans)
-    if ratio is None:
-        return cfg, False
-    short = min((n for n in spans if n != "t"), key=lambda n: spans[n])
+    if ratio is not None:
+        axis, short = "t", min((n for n in spans if n != "t"), key=lambda n: spans[n])
+    elif (space := long_space(spans)) is not None:
+        (axis, ratio), short = space, min(spans, key=lambda n: spans[n])
+    else:
+        return cfg, {}
+    if snapshot_times(problem.obs) is not None:
+        return cfg, {}
     log.info(
-        "symweak: t spans %.3g times the range of %s: the test functions are scaled per axis "
-        "(scales=%r; pass scales=... to choose)", ratio, short, PER_AXIS,
+        "symweak: %s spans %.3g times the range of %s: the test functions take the radii the "
+        "field's spectrum reads (scales=%r; pass scales=... to choose)", axis, ratio, short,
+        SPECTRAL,
     )  # fmt: skip
-    return cfg.with_overrides({"scales": PER_AXIS}), True
+    return cfg.with_overrides({"scales": SPECTRAL}), {"spectral": axis}
 
 
 def _network(problem, cfg, progress, settings, rebuild):
