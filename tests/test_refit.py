@@ -502,3 +502,33 @@ def test_a_shift_of_the_powers_is_never_returned():
     shift = (-41.7, ("u_xx",), "d_xx(u^3)", [], [], None, 1.0, SHIFT)
     cube = (-27.0, ("u_xx", "d_xx(u^2)"), "d_xx(u^3)", [], [], None, 1.0, True)
     assert _swaps.specific("u_t", [shift, cube], {}) == [cube]
+
+
+@pytest.mark.parametrize(
+    ("returned", "verdicts", "expected"),
+    [
+        # Swift–Hohenberg read without its cube: u and u² determined, u³ is refitted added
+        ({"u": -0.73, "u^2": 0.29, "u_xx": -1.43, "u_xxxx": -0.75}, {}, ["u^3"]),
+        # powers 1 to 3 held: the fourth
+        ({"u": 0.5, "u^2": 1.2, "u^3": -1.0, "u_xx": 0.1}, {}, ["u^4"]),
+        # the field alone, or powers with a gap, or a power only uncertain: nothing
+        ({"u": -0.5, "u_xx": 0.1}, {}, []),
+        ({"u": 0.5, "u^3": -0.5, "u_xx": 0.1}, {}, []),
+        ({"u": 0.5, "u^2": -0.5, "u_xx": 0.1}, {"u^2": "uncertain"}, []),
+        # a function of the field among the reactions: its series is no power series
+        ({"u": 0.5, "u^2": -0.5, "sin(u)": 0.1}, {}, []),
+        # the next power is no candidate: nothing
+        ({"u": 0.5, "u^2": 1.2, "u^3": -1.0, "u^4": 0.1, "u_xx": 0.1}, {}, []),
+        # a product with another field (Gray–Scott's u²·v with v ≈ 1 − u carries u³): nothing
+        ({"u": -0.1, "u^2": 1.0, "u^2*v": -1.0, "u_xx": 0.01}, {}, []),
+    ],
+)
+def test_the_next_power_of_a_determined_power_series_is_refitted_added(
+    returned, verdicts, expected
+):
+    names = ["u", "u^2", "u^3", "u^4", "u_xx", "u_xxxx", "sin(u)", "d_xx(u^2)", "u^2*v"]
+    library = dict(zip(names, parse_terms(", ".join(names), "t,x", "u,v")))
+    record = _returned(returned)
+    record.verdicts.update(verdicts)
+    record.alternatives = []  # nothing uncertain the equation lacks
+    assert _swaps.additions(record, library) == expected
