@@ -532,3 +532,4 @@ def test_the_next_power_of_a_determined_power_series_is_refitted_added(
     record.verdicts.update(verdicts)
     record.alternatives = []  # nothing uncertain the equation lacks
     assert _swaps.additions(record, library) == expected
+    assert _swaps.additions(record, library, noisy=False) == []  # clean data: not offered

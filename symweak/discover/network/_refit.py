@@ -251,7 +251,7 @@ def _planned(record, lib: dict, seen: tuple, adopt: bool, ill=False) -> tuple[li
     "determined")."""
     drops, swaps = _weakest(record), offered(record, lib, *seen, ill=ill)
     if adopt and not record.richer and "determined" in record.verdicts.values():
-        swaps += [((), lib[t], False) for t in additions(record, lib)]
+        swaps += [((), lib[t], False) for t in additions(record, lib, noisy=seen[2])]
     return drops, swaps
 
 

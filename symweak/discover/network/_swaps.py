@@ -252,11 +252,12 @@ def _power_swaps(record, groups: dict, reactions: dict, ill: bool = False) -> li
     return out
 
 
-def additions(record, lib: dict) -> list[str]:
+def additions(record, lib: dict, noisy: bool = True) -> list[str]:
     """The uncertain terms of ``record`` its equation lacks (candidates only), those of the
-    closest alternatives first, at most ``ADDITIONS``, then the next power of each power
-    series the equation holds determined (:func:`_next_powers`): refitted added to the
-    equation, and
+    closest alternatives first, at most ``ADDITIONS``, then on noisy data the next power of
+    each power series the equation holds determined (:func:`_next_powers`; on clean data the
+    refits' own differences pass the cutoff: clean Burgers–Fisher's u³ came back uncertain
+    beside u − u²): refitted added to the equation, and
     returned with it where the data fit it better by more than ``ADDED_CHI2`` (Nagumo's u³
     beside u − u²). Never a
     function beside a monomial of its own expansion, nor such a monomial beside the
@@ -272,7 +273,8 @@ def additions(record, lib: dict) -> list[str]:
                 continue
             if not _beside_expansion(have, lib[t]):
                 out.append(t)
-    return out[:ADDITIONS] + [t for t in _next_powers(record, lib) if t not in out]
+    nxt = _next_powers(record, lib) if noisy else []
+    return out[:ADDITIONS] + [t for t in nxt if t not in out]
 
 
 def _next_powers(record, lib: dict) -> list[str]:
