@@ -100,7 +100,8 @@ class TestFunctionConfig:
         ("cap", "axis"),
         BOTH,
         "radii tried by the final selection, in order ('cap', 'paper', 'axis', 'spectrum'); "
-        "the network trains with the first",
+        "the network trains with the first, and left unset it takes ('spectrum', 'cap') where "
+        "one coordinate spans over 8 times another (not a few snapshots)",
     )
     scale_switch: float = _entry(
         1.5,
