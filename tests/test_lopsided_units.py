@@ -129,6 +129,12 @@ def test_a_long_time_axis_takes_the_spectrums_radii_unless_the_user_chose_them(m
     # five snapshots over a long time (an assay in hours and millimetres): the paper's radius
     cfg, settings = _captured(monkeypatch, 480.0, times=5)
     assert cfg.tests.scales == ("cap", "axis") and "spectral" not in settings
+    assert settings["snapshots"] == "t"
+    assert lopsided(settings) == (
+        "or its units lopsided: t spans 160 times the range of x here, and the test functions "
+        "are isotropic (the paper's radius, kept for a few snapshots), so the units decide how "
+        "far they reach along t; rescale t (minutes for seconds, say) and compare"
+    )
 
 
 @pytest.mark.parametrize(

@@ -126,7 +126,7 @@ def _lopsided(problem: Problem, spans: Mapping, cfg: Config, config) -> tuple[Co
     else:
         return cfg, {}
     if snapshot_times(problem.obs) is not None:
-        return cfg, {}
+        return cfg, {"snapshots": axis}  # the paper's radius: the warning says so
     log.info(
         "symweak: %s spans %.3g times the range of %s: the test functions take the radii the "
         "field's spectrum reads (scales=%r; pass scales=... to choose)", axis, ratio, short,

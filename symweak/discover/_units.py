@@ -87,8 +87,10 @@ def lopsided(settings: Mapping) -> str | None:
     ``ISOTROPY_ASPECT`` times another's range) where the run's radii were the paper's
     (``settings["scales"]`` not first ``"axis"`` or ``"spectrum"``) or the run chose the
     spectrum's for the long axis itself (``settings["spectral"]``; ``"per_axis"`` in results
-    saved by earlier versions), else None. ``settings["spans"]``: each
-    coordinate's range (results saved before it was recorded: None)."""
+    saved by earlier versions); ``settings["snapshots"]``: the long axis where the data are a
+    few snapshots (the paper's radius kept: only rescaling is suggested). Else None.
+    ``settings["spans"]``: each coordinate's range (results saved before it was recorded:
+    None)."""
     from ..weak import ISOTROPY_ASPECT
 
     spans = {n: float(v) for n, v in (settings.get("spans") or {}).items() if float(v) > 0}
@@ -113,6 +115,13 @@ def lopsided(settings: Mapping) -> str | None:
         )
     if scales and scales[0] in ("axis", "spectrum"):  # radii the units do not decide
         return None
+    if settings.get("snapshots") == longest:  # a few snapshots: the paper's radius stays
+        return (
+            f"or its units lopsided: {longest} spans {ratio:.3g} times the range of "
+            f"{shortest} here, and the test functions are isotropic (the paper's radius, kept "
+            "for a few snapshots), so the units decide how far they reach along "
+            f"{longest}; rescale {longest} ({_example(longest)}, say) and compare"
+        )
     return (
         f"or its units lopsided: {longest} spans {ratio:.3g} times the range of {shortest} "
         "here, and the test functions are isotropic (the paper's radius), so the units decide "
