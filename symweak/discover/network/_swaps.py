@@ -286,7 +286,7 @@ def _next_powers(record, lib: dict) -> list[str]:
     − 0.6 u_xxxx, 10 % point columns, σ 0.1, seed 1) came back as −0.645 u + 0.504 u² −
     1.394 d_xx(sin u) − 0.56 u_xxxx, all determined and u³ excluded: no equation near the
     selection held it, so nothing offered it back (added, the data fit it better by 147)."""
-    powers: dict = {}
+    powers: dict = {}  # field -> its determined reaction powers (None: no power series)
     for name in record.intervals:
         term = lib.get(name)
         if term is None or term.alpha:
@@ -294,31 +294,19 @@ def _next_powers(record, lib: dict) -> list[str]:
         fields = term.F.atoms(AppliedUndef)
         if len(fields) > 1:  # v²·w beside v, v² (Gray–Scott, w ≈ 1 − v): it carries v³
             powers.update(dict.fromkeys(fields))
-            continue
-        if record.verdicts.get(name) != "determined":
-            continue
-        found = _power(term.F)
-        if found is None:
-            if _function_of(term.F) is not None:
-                powers[_function_of(term.F)] = None  # a function of the field: not a series
-            continue
-        field, k = found
-        if field in powers and powers[field] is None:
-            continue
-        powers.setdefault(field, set()).add(k)
-    by_name = {t.short(): t for t in lib.values()}
+        elif record.verdicts.get(name) == "determined":
+            found = _power(term.F)
+            if found is None:
+                if (field := _function_of(term.F)) is not None:
+                    powers[field] = None  # a function of the field: not a power series
+            elif powers.get(found[0], set()) is not None:
+                powers.setdefault(found[0], set()).add(found[1])
     out = []
     for field, held in powers.items():
         if not held or len(held) < 2 or held != set(range(1, max(held) + 1)):
             continue
-        nxt = next(
-            (
-                n
-                for n, t in by_name.items()
-                if not t.alpha and _power(t.F) == (field, max(held) + 1)
-            ),
-            None,
-        )
+        top = (field, max(held) + 1)
+        nxt = next((n for n, t in lib.items() if not t.alpha and _power(t.F) == top), None)
         if nxt is not None and nxt not in record.intervals:
             out.append(nxt)
     return out
