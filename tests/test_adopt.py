@@ -552,3 +552,31 @@ def test_an_ill_posed_square_gives_way_to_the_field_the_data_fit_as_well(
     else:  # as well: both uncertain, the square an alternative
         assert record.verdicts == {"u_x": "determined", "d_xx(u^2)": "uncertain",
                                    "u_xxx": "determined", "u_xx": "uncertain"}  # fmt: skip
+
+
+def test_an_uncertain_function_gives_way_to_its_field_where_the_weak_form_explains_more():
+    """The Swift–Hohenberg variant from clean point columns: the data fit d_xx(sin u) better
+    than the true u_xx (291), while u_xx's refit left less of its weak form unexplained."""
+    from symweak.discover.network._adopt import said, weak_form_prefers
+
+    selected = {"u": -0.5449, "d_xx(sin(u))": -1.496}
+    record = FitRecord(lhs="u_t", residual=0.056, method="mstls+tls",
+                       intervals={t: [c * 1.1, c * 0.9] for t, c in selected.items()},
+                       verdicts={"u": "determined", "d_xx(sin(u))": "uncertain",
+                                 "u_xx": "uncertain"})  # fmt: skip
+    field = parse_terms("u_xx", "t,x", "u")[0]
+    G, b = np.eye(3)[:, :2], np.array([1.0, 1.0, 0.1])
+    better, worse = ([1.0, 1.0], (G, b)), ([1.0, 0.8], (G, b))  # 7.05 % and 15.8 % left
+    assert weak_form_prefers(record, ("d_xx(sin(u))",), field, better, worse) is True
+    assert weak_form_prefers(record, ("d_xx(sin(u))",), field, worse, better) is False
+    assert weak_form_prefers(record, ("u", "d_xx(sin(u))"), field, better, worse) is False
+    record.verdicts["d_xx(sin(u))"] = "determined"  # a function the weak form determines
+    assert weak_form_prefers(record, ("d_xx(sin(u))",), field, better, worse) is False
+    adopted = {"replaced": ["d_xx(sin(u))"], "by": "u_xx", "statistic": 291.66,
+               "selected": selected, "tie": True}  # fmt: skip
+    assert said("u_t", adopted) == (
+        "u_t: the data fit d_xx(sin(u)) better than u_xx in its place (likelihood ratio 292), "
+        "but the weak form leaves less unexplained with u_xx, so the equation returned has "
+        "the simpler u_xx; both stay uncertain. The weak form selected "
+        "u_t = -0.5449*u - 1.496*d_xx(sin(u))."
+    )

@@ -45,8 +45,10 @@ The best swap or addition, where the data fit it better by more than ``REFIT_CHI
 addition by ``ADDED_CHI2``; on clean data, where the ratio measures the surrogate's own
 misfit, only if its refit's weak form leaves less unexplained than the selected one: clean
 KdV–Burgers gained its 0.03 u_xx at 687, Zeldovich not u⁴ at 135, 17.9 % against 0.18 %),
-is returned in place of the equation and judged (:mod:`._adopt`). Where the equation couples
-no points and the data's own time series contradict it (:mod:`.._pointwise`), the surrogate
+is returned in place of the equation and judged (:mod:`._adopt`); on clean data so is an
+uncertain function's field where its refit explains more of the weak form
+(:func:`._adopt.weak_form_prefers`). Where the equation couples no points and the data's
+own time series contradict it (:mod:`.._pointwise`), the surrogate
 may not have followed the field, and a swap is returned only if the surrogate trained under
 it follows those time series (``FOLLOWS``) and they do not contradict the swap, its terms
 that couple points read from that surrogate (Swift–Hohenberg on clean points: −0.45 u,
@@ -79,7 +81,7 @@ from .._library import distinct_functions
 from .._pointwise import contradicted, time_series_check
 from .._posed import ill_posed, observed_once
 from .._settings import ADDED_CHI2, LR_JOINT_SURROGATE, REFIT_CHI2, SHAPE_TOL_MIN
-from ._adopt import adopt, explains_more
+from ._adopt import adopt, explains_more, weak_form_prefers
 from ._extract import shape_tolerance
 from ._strong import evaluator, readable
 from ._substituted import substituted
@@ -271,7 +273,8 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
     drops, swaps = _planned(record, lib, seen, adopt, ill)
     if not drops and not swaps:
         return None
-    with_loss, with_coefs, _ = _refit(state, cands, e, [lib[t] for t in terms], start)
+    with_loss, with_coefs, own = _refit(state, cands, e, [lib[t] for t in terms], start)
+    own = (with_coefs, own)
 
     def statistic(support: list) -> tuple[float, list, tuple]:
         loss, coefs, system = _refit(state, cands, e, support, start)
@@ -297,7 +300,10 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
                 other.short(), " + ".join(replaced), abs(value),
             )  # fmt: skip
         cutoff = REFIT_CHI2 if tie == READABLE else -(REFIT_CHI2 if replaced else ADDED_CHI2)
-        if value < cutoff:
+        weak = tie == READABLE and value >= cutoff  # module notes
+        if value < cutoff or (
+            weak and weak_form_prefers(record, replaced, other, (coefs, system), own)
+        ):
             better.append((value, replaced, other, support, coefs, system, with_loss, tie))
         elif not replaced and value < -REFIT_CHI2:
             log.info(
