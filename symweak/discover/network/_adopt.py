@@ -199,13 +199,14 @@ def explains_more(record, other: str, coefs, system) -> bool:
 
 
 def weak_form_prefers(record, replaced: tuple, other, swap: tuple, own: tuple) -> bool:
-    """On clean data, whether an uncertain function's swap for its field (``swap``, its
-    refit's coefficients and weak system) leaves less of its weak form unexplained than the
-    equation's own refit (``own``) though the data fit the function better: there the
-    ratio measures the surrogate's own misfit, so the weak form decides and the field is
-    returned, both uncertain (the Swift–Hohenberg variant, clean, seed 0: d_xx(sin u) fit
-    the data better by 291, its weak form 4.59 % unexplained against 4.36 % with the true
-    u_xx). A determined function keeps its cutoff."""
+    """Whether an uncertain function's swap for its field (``swap``, its refit's
+    coefficients and weak system; the only uncertain term :func:`._swaps.swaps` offers a
+    readable swap) leaves less of its weak form unexplained than the equation's own refit
+    (``own``) though the data fit the function better: the ratio then reads the surrogate's
+    own misfit as much as the data, so the weak form decides and the field is returned,
+    both uncertain (the Swift–Hohenberg variant, clean, seed 0, its noise read as 0.013:
+    d_xx(sin u) fit the data better by 292, its weak form 4.59 % unexplained against 4.36 %
+    with the true u_xx). A determined function keeps its cutoff."""
     if len(replaced) != 1 or record.verdicts.get(replaced[0]) != "uncertain":
         return False
     other = other.short()
@@ -213,9 +214,9 @@ def weak_form_prefers(record, replaced: tuple, other, swap: tuple, own: tuple) -
     if mine >= theirs:
         return False
     log.info(
-        "symweak: %s: the data fit %s better than %s in its place, but on clean data that "
-        "measures the surrogate's own misfit, and the weak form leaves %.3g %% unexplained "
-        "with %s against %.3g %%: the field is returned", record.lhs, replaced[0], other,
+        "symweak: %s: the data fit %s better than %s in its place, but the weak form "
+        "leaves %.3g %% unexplained with %s against %.3g %%: the field is returned, both "
+        "uncertain", record.lhs, replaced[0], other,
         100 * mine, other, 100 * theirs,
     )  # fmt: skip
     return True

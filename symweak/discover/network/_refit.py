@@ -45,11 +45,11 @@ The best swap or addition, where the data fit it better by more than ``REFIT_CHI
 addition by ``ADDED_CHI2``; on clean data, where the ratio measures the surrogate's own
 misfit, only if its refit's weak form leaves less unexplained than the selected one: clean
 KdV–Burgers gained its 0.03 u_xx at 687, Zeldovich not u⁴ at 135, 17.9 % against 0.18 %),
-is returned in place of the equation and judged (:mod:`._adopt`); on clean data so is an
-uncertain function's field where its refit explains more of the weak form
-(:func:`._adopt.weak_form_prefers`). Where the equation couples no points and the data's
-own time series contradict it (:mod:`.._pointwise`), the surrogate
-may not have followed the field, and a swap is returned only if the surrogate trained under
+is returned in place of the equation and judged (:mod:`._adopt`); so is an uncertain
+function's field where the data fit the function better but the field's refit explains more
+of the weak form (:func:`._adopt.weak_form_prefers`). Where the equation couples no points
+and the data's own time series contradict it (:mod:`.._pointwise`), the surrogate may not
+have followed the field, and a swap is returned only if the surrogate trained under
 it follows those time series (``FOLLOWS``) and they do not contradict the swap, its terms
 that couple points read from that surrogate (Swift–Hohenberg on clean points: −0.45 u,
 contradicted, came back as −0.091 u + 0.039 u_xx determined from a surrogate 6.4 times the
@@ -273,8 +273,8 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
     drops, swaps = _planned(record, lib, seen, adopt, ill)
     if not drops and not swaps:
         return None
-    with_loss, with_coefs, own = _refit(state, cands, e, [lib[t] for t in terms], start)
-    own = (with_coefs, own)
+    with_loss, with_coefs, with_system = _refit(state, cands, e, [lib[t] for t in terms], start)
+    own = (with_coefs, with_system)  # the equation's own refit, for weak_form_prefers
 
     def statistic(support: list) -> tuple[float, list, tuple]:
         loss, coefs, system = _refit(state, cands, e, support, start)
@@ -300,7 +300,7 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
                 other.short(), " + ".join(replaced), abs(value),
             )  # fmt: skip
         cutoff = REFIT_CHI2 if tie == READABLE else -(REFIT_CHI2 if replaced else ADDED_CHI2)
-        weak = tie == READABLE and value >= cutoff  # module notes
+        weak = tie == READABLE and value >= cutoff  # the data prefer an uncertain function
         if value < cutoff or (
             weak and weak_form_prefers(record, replaced, other, (coefs, system), own)
         ):
