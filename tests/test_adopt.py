@@ -224,7 +224,7 @@ def _fake_refits(monkeypatch, losses: dict, coefs: list, explained: bool = False
     if explained:
         b = G @ np.asarray(coefs)
 
-    def fake(state, cands, e, cols, start):
+    def fake(state, cands, e, cols, start, weight=1.0):
         loss = losses.get(tuple(t.short() for t in cols), 0.02)
         return loss, coefs[: len(cols)], (G[:, : len(cols)], b)
 
@@ -343,6 +343,50 @@ def test_an_added_term_is_returned_only_beyond_the_added_cutoff(monkeypatch, cap
     else:
         assert eq.short() == "u_t = 0.1*u - 0.1*u^2 + 0.05*u_xx"
         assert record.verdicts["u_xx"] == "determined"
+
+
+@pytest.mark.parametrize(("at_one", "at_ten"), [(8.0, 24.0), (24.0, -83.0)])
+def test_an_addition_is_refitted_with_the_weak_form_weighed_more(monkeypatch, at_one, at_ten):
+    """At weight 1 a surrogate refitted without a term the data hold leaves the term's part
+    in the weak form (the damped heat built for tuning, σ 0.2, seed 0: 0.1 u_xx added at
+    8.4); an addition is also refitted, beside the equation's own refit, at ADDED_LAMBDA
+    (23.9 there), and the better ratio counts: at 10 a refit may not settle (the
+    Swift–Hohenberg variant's u³ added: −83 at 10, 147 at 1). Either way it is returned;
+    the drops of the equation's terms stay at REFIT_LAMBDA."""
+    from symweak.discover._settings import ADDED_LAMBDA, REFIT_LAMBDA
+    from symweak.discover.network import _refit
+
+    assert ADDED_LAMBDA > REFIT_LAMBDA == 1.0
+    calls = []
+    rng = np.random.default_rng(0)
+    G = rng.normal(size=(40, 3))
+    b = G @ np.array([0.1, -0.1, 0.05])
+
+    def fake(state, cands, e, cols, start, weight=1.0):
+        key = tuple(t.short() for t in cols)
+        calls.append((key, weight))
+        # the equation's own refit against the one with u_xx added (loss 0.0101)
+        ratio = {("u", "u^2"): at_one if weight == REFIT_LAMBDA else at_ten}.get(key, at_one + 1)
+        if len(key) == 1 or ("u_xx" in key and len(key) == 2):
+            ratio = 500.0  # a drop of u or u^2
+        loss = 0.0101 * (1 + ratio / 2000) if len(key) < 3 else 0.0101
+        return loss, [0.1, -0.1, 0.05][: len(cols)], (G[:, : len(cols)], b)
+
+    monkeypatch.setattr(_refit, "_refit", fake)
+    record = _logistic({"terms": {**_LOGISTIC, "u_xx": 0.05}, "held_out": 0.049,
+                        "margin": 0.3, "reason": "fit+1"})  # fmt: skip
+    eq = _checked(record, "u, u^2, u_xx", "u_t = 0.1*u - 0.1*u^2", 0.1, 0.0)
+    assert eq.short() == "u_t = 0.1*u - 0.1*u^2 + 0.05*u_xx"
+    assert record.verdicts["u_xx"] == "determined"
+    assert record.refits["+ u_xx"] == pytest.approx(-24.0 / (1 + 24.0 / 2000))
+    # the equation's own refit and its drops at 1, u^2 -> u^3 at 1, the addition at 1,
+    # then the equation's own refit and the addition at 10; the returned one judged at 1
+    assert calls == [(("u", "u^2"), 1.0), (("u",), 1.0), (("u^2",), 1.0),
+                     (("u", "u^3"), 1.0), (("u", "u^2", "u_xx"), 1.0),
+                     (("u", "u^2"), ADDED_LAMBDA), (("u", "u^2", "u_xx"), ADDED_LAMBDA),
+                     (("u", "u^2", "u_xx"), 1.0), (("u", "u_xx"), 1.0), (("u^2", "u_xx"), 1.0),
+                     (("u", "u^3", "u_xx"), 1.0)]  # fmt: skip
+    assert record.refits["u"] == pytest.approx(500.0)  # the drop from the returned one
 
 
 @pytest.mark.parametrize(

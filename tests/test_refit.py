@@ -113,7 +113,7 @@ def test_check_refits_the_two_weakest_determined_terms_and_leaves_the_surrogate(
               ("u", "u^2", "u_x"): 0.0120}  # fmt: skip
     calls = []
 
-    def fake(state, cands, e, cols, start):
+    def fake(state, cands, e, cols, start, weight=1.0):
         key = tuple(t.short() for t in cols)
         calls.append(key)
         # the refit trains the surrogate; check puts it back
@@ -264,7 +264,7 @@ def test_check_returns_a_swap_the_data_fit_better_and_judges_it(monkeypatch):
     G = rng.normal(size=(40, 4))
     b = G @ np.array([0.1, -0.2, 0.3, 0.05]) + 0.01 * rng.normal(size=40)
 
-    def fake(state, cands, e, cols, start):
+    def fake(state, cands, e, cols, start, weight=1.0):
         key = tuple(t.short() for t in cols)
         calls.append(key)
         better = {("sin(u)", "u^2", "u_x", "u_xx"): 0.009}  # the data prefer sin(u)

@@ -105,3 +105,11 @@ REFIT_CHI2 = 10.83
 #: the ratio of a term the data do not hold runs above χ² (built for tuning, r 10 %,
 #: σ 0.05–0.2: absent terms added at 0.5–12.9, the true diffusions left out at 17.0–158)
 ADDED_CHI2 = 15.14
+#: weight of the equation's weak form beside the data in a refit (:mod:`.network._refit`)
+REFIT_LAMBDA = 1.0
+#: ... and in the refits that add a term to the equation (with the equation's own refit
+#: beside them, and the drop of a term added so): at weight 1 a surrogate refitted without
+#: a term the data hold leaves its part in the weak form rather than bend off the data
+#: (tuning half, σ 0.2: a damped heat's 0.1 u_xx added at 8.4, at 10 by 23.9); a drop at 10
+#: let a spurious v_xx and d_xx(sin u) stay determined, so the drops and swaps keep 1
+ADDED_LAMBDA = 10.0

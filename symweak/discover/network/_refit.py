@@ -22,38 +22,44 @@ not settled and the term keeps its verdict (clean Gray–Scott, seed 1: v_t's v 
 
 Determined terms are also refitted with another candidate in their place (:func:`_swaps`):
 on noisy data (noise / std at least ``SHAPE_TOL_MIN``; on clean data the refits' own
-differences passed the cutoff: Gray–Scott's w beside sin w), a reaction term that is a field
-itself (u) with each non-polynomial function of that field alone that is curved over the
-observed values (sin u, tanh u); where the data fit that
-swap better by more than ``REFIT_CHI2``, the term and the function are both uncertain (the
-zoo's tanh damping at σ = 0.2, seed 1, came back as −0.706 u; the data fit −0.885 tanh u
-better by 13.6). A function that fits only as well changes nothing (sin u beside u² fits
-Fisher–KPP's u ∈ [0, 1] as well as u does: the readable term stays). The other way round, a
-reaction term that is such a function is refitted with the field itself, and must fit
-better by ``REFIT_CHI2`` (else both are uncertain, and a function of a multiple of the
-field gives way to it: the field is returned); on noisy data so is such a function
-under a derivative (d_xx(sin u) with u_xx), and on any data such a function the verdicts
-call uncertain. Under each derivative, the powers of a
-field the equation holds there are refitted with the next power alone in their place
-(in the library or not): one power (d_x(u²) → d_x(u³), and from the cube up the one
-below) must be beaten by more than ``REFIT_CHI2``, two or more (−0.023 u_xx + 0.038
-d_xx(u²), a quadratic stand-in over u ∈ [0.3, 1.5] for 0.02 d_xx(u³)) must beat it. On
-noisy data a reaction power k ≥ 2 that is its field's only reaction power (u² alone) is
-refitted with the powers k ± 1 (u³, u), which must not fit better by ``REFIT_CHI2``; on
-any data the uncertain terms the equation lacks are refitted added to it (:mod:`._swaps`).
-The best swap or addition, where the data fit it better by more than ``REFIT_CHI2`` (an
-addition by ``ADDED_CHI2``; on clean data, where the ratio measures the surrogate's own
-misfit, only if its refit's weak form leaves less unexplained than the selected one: clean
-KdV–Burgers gained its 0.03 u_xx at 687, Zeldovich not u⁴ at 135, 17.9 % against 0.18 %),
-is returned in place of the equation and judged (:mod:`._adopt`); so is an uncertain
-function's field where the data fit the function better but the field's refit explains more
-of the weak form (:func:`._adopt.weak_form_prefers`). Where the equation couples no points
-and the data's own time series contradict it (:mod:`.._pointwise`), the surrogate may not
-have followed the field, and a swap is returned only if the surrogate trained under
-it follows those time series (``FOLLOWS``) and they do not contradict the swap, its terms
-that couple points read from that surrogate (Swift–Hohenberg on clean points: −0.45 u,
-contradicted, came back as −0.091 u + 0.039 u_xx determined from a surrogate 6.4 times the
-local quadratics' misfit off the data; FitzHugh–Nagumo's added diffusion is returned).
+differences passed the cutoff: Gray–Scott's w beside sin w), a reaction term that is a
+field itself (u) with each non-polynomial function of that field alone that is curved over
+the observed values (sin u, tanh u); where the data fit that swap better by more than
+``REFIT_CHI2``, the term and the function are both uncertain (the zoo's tanh damping at
+σ = 0.2, seed 1, came back as −0.706 u; the data fit −0.885 tanh u better by 13.6). A
+function that fits only as well changes nothing (sin u beside u² fits Fisher–KPP's u ∈ [0,
+1] as well as u does: the readable term stays). The other way round, a reaction term that
+is such a function is refitted with the field itself, and must fit better by ``REFIT_CHI2``
+(else both are uncertain, and a function of a multiple of the field gives way to it: the
+field is returned); on noisy data so is such a function under a derivative (d_xx(sin u)
+with u_xx), and on any data such a function the verdicts call uncertain. Under each
+derivative, the powers of a field the equation holds there are refitted with the next power
+alone in their place (in the library or not): one power (d_x(u²) → d_x(u³), and from the
+cube up the one below) must be beaten by more than ``REFIT_CHI2``, two or more (−0.023 u_xx
++ 0.038 d_xx(u²), a quadratic stand-in over u ∈ [0.3, 1.5] for 0.02 d_xx(u³)) must beat it.
+On noisy data a reaction power k ≥ 2 that is its field's only reaction power (u² alone) is
+refitted with the powers k ± 1 (u³, u), which must not fit better by ``REFIT_CHI2``; on any
+data the uncertain terms the equation lacks are refitted added to it (:mod:`._swaps`). The
+best swap or addition, where the data fit it better by more than ``REFIT_CHI2`` (an
+addition by ``ADDED_CHI2``, refitted at weight 1 and, beside the equation's own refit at
+that weight, with the weak form weighed ``ADDED_LAMBDA`` times, the better ratio counting:
+at weight 1 a surrogate refitted without a term the data hold leaves its part in the weak
+form rather than bend off the data, a damped heat's 0.1 u_xx at σ 0.2 read 8.4 and 23.9 at
+10; at 10 a refit may not settle in its epochs, Swift–Hohenberg's u³ added read −83 and 147
+at 1, and the coefficients it gives shrink, FitzHugh–Nagumo's added 0.8 u_xx to 0.50
+against 0.63 at 1, so weight 1's are returned; on clean data, where the ratio measures the
+surrogate's own misfit, an addition only where its refit's weak form leaves less
+unexplained than the selected one: clean KdV–Burgers gained its 0.03 u_xx at 687, Zeldovich
+not u⁴ at 135, 17.9 % against 0.18 %), is returned in place of the equation and judged
+(:mod:`._adopt`); so is an uncertain function's field where the data fit the function
+better but the field's refit explains more of the weak form
+(:func:`._adopt.weak_form_prefers`). Where the equation couples no points and the data's
+own time series contradict it (:mod:`.._pointwise`), the surrogate may not have followed
+the field, and a swap is returned only if the surrogate trained under it follows those time
+series (``FOLLOWS``) and they do not contradict the swap, its terms that couple points read
+from that surrogate (Swift–Hohenberg on clean points: −0.45 u, contradicted, came back as
+−0.091 u + 0.039 u_xx determined from a surrogate 6.4 times the local quadratics' misfit
+off the data; FitzHugh–Nagumo's added diffusion is returned).
 
 Nothing is done for equations tied by ``pair`` rules or fitted together under the U(1)
 hypothesis the data kept (λ–ω at σ = 0.05, seed 0: u_xx added to u_t alone by a likelihood
@@ -68,7 +74,6 @@ checked, and the log says so: 20-epoch refits gave other statistics than 50 and 
 from __future__ import annotations
 
 import logging
-import math
 
 import torch
 
@@ -76,13 +81,20 @@ from ..._seeds import child_seed
 from ..._trainer import adam
 from ...compile import compile_expressions
 from ...ir import Equation
-from ...regress import MAX_ALTERNATIVES
 from .._library import distinct_functions
 from .._pointwise import contradicted, time_series_check
 from .._posed import ill_posed, observed_once
-from .._settings import ADDED_CHI2, LR_JOINT_SURROGATE, REFIT_CHI2, SHAPE_TOL_MIN
+from .._settings import (
+    ADDED_CHI2,
+    ADDED_LAMBDA,
+    LR_JOINT_SURROGATE,
+    REFIT_CHI2,
+    REFIT_LAMBDA,
+    SHAPE_TOL_MIN,
+)
 from ._adopt import adopt, explains_more, weak_form_prefers
 from ._extract import shape_tolerance
+from ._recorded import swapped, verdict
 from ._strong import evaluator, readable
 from ._substituted import substituted
 from ._swaps import READABLE, additions, specific
@@ -104,8 +116,6 @@ log = logging.getLogger("symweak")
 
 #: epochs of each refit (from the final fit's checkpoint)
 REFIT_EPOCHS = 50
-#: weight of the equation's weak form beside the data in a refit
-REFIT_LAMBDA = 1.0
 #: the weakest determined terms checked per equation
 REFIT_TERMS = 2
 #: where the data's own time series contradict the selected pointwise equation, a swap is
@@ -145,10 +155,10 @@ def _weak(state, cands, e: int, columns: _Columns):
     return ((G @ coefs - b) ** 2).sum() / state.b_norm[e].double(), coefs, G, b
 
 
-def _refit(state, cands, e: int, terms: list, start: dict):
+def _refit(state, cands, e: int, terms: list, start: dict, weight: float = REFIT_LAMBDA):
     """Train the surrogate from ``start`` on the data and equation ``e``'s weak form on
-    ``terms``: (data loss on every training point, coefficients at the end, and that
-    weak form's G and b)."""
+    ``terms`` (its loss times ``weight``): (data loss on every training point, coefficients
+    at the end, and that weak form's G and b)."""
     data = state.data
     columns = _Columns(state, cands, terms)
     state.surrogate.load_state_dict(start)
@@ -157,7 +167,7 @@ def _refit(state, cands, e: int, terms: list, start: dict):
     for _ in range(REFIT_EPOCHS):
         opt.zero_grad(set_to_none=True)
         weak = _weak(state, cands, e, columns)[0]
-        loss = data.loss() + REFIT_LAMBDA * weak.float()
+        loss = data.loss() + weight * weak.float()
         loss.backward()
         opt.step()
     with torch.no_grad():
@@ -166,73 +176,10 @@ def _refit(state, cands, e: int, terms: list, start: dict):
     return float((diff * diff).mean()), coefs.tolist(), (G.cpu().numpy(), b.cpu().numpy())
 
 
-def _alternative(record, terms: dict, held: float, statistic: float) -> None:
-    """``terms`` (``{term: coefficient}``) an alternative of ``record`` (reason ``"data"``,
-    second after the returned equation), unless it is one already."""
-    if set(terms) in [set(a["terms"]) for a in record.alternatives]:
-        return
-    entry = {
-        "terms": dict(terms),
-        "held_out": float(held),
-        "margin": 1.0 - statistic / REFIT_CHI2,
-        "reason": "data",
-    }
-    record.alternatives.insert(min(1, len(record.alternatives)), entry)
-    del record.alternatives[MAX_ALTERNATIVES:]
-
-
-def verdict(record, term: str, statistic: float, coef: float, without: dict) -> bool:
-    """Record one refit on ``record`` (a :class:`~.._history.FitRecord`): the statistic
-    in ``record.refits``; below ``REFIT_CHI2`` the term uncertain, its floor (from its
-    coefficient ``coef`` in the refit with it), and the equation ``without`` it
-    (``{term: coefficient}``) an alternative (reason ``"data"``). Returns whether the term
-    became uncertain."""
-    record.refits[term] = float(statistic)
-    if statistic < -REFIT_CHI2:  # a nested fit cannot fit worse once settled: no evidence
-        log.info(
-            "symweak: %s: the data fit the equation better without %s (likelihood ratio "
-            "%.3g): the refits are not settled, so its verdict stands", record.lhs, term,
-            -statistic,
-        )  # fmt: skip
-        return False
-    if statistic >= REFIT_CHI2:
-        return False
-    record.verdicts[term] = "uncertain"
-    log.info(
-        "symweak: %s: the data fit as well without %s (likelihood ratio %.3g < %.3g): "
-        "uncertain", record.lhs, term, statistic, REFIT_CHI2,
-    )  # fmt: skip
-    ratio = math.sqrt(REFIT_CHI2 / max(statistic, REFIT_CHI2 / 100.0))
-    record.floors[term] = max(float(record.floors.get(term, 0.0)), abs(coef) * ratio)
-    record.excluded.pop(term, None)
-    _alternative(record, without, record.without.get(term, record.residual), statistic)
-    return True
-
-
-def swapped(record, term, other: str, statistic: float, swap: dict, tie: bool = False) -> bool:
-    """Record one swap of ``term`` (a term, or a tuple of terms replaced together) for
-    ``other`` on ``record``: the statistic in ``record.refits`` under ``"term -> other"``.
-    Below −``REFIT_CHI2`` (the data fit the swap better), or with ``tie`` below
-    ``REFIT_CHI2`` (as well: the replaced terms are the less readable model), all are
-    uncertain — the replaced terms' floors infinite (the other stands in for them) unless a
-    drop measured one, the
-    other's the one it was excluded above — and the ``swap`` equation an alternative.
-    Returns whether the verdicts changed."""
-    replaced = (term,) if isinstance(term, str) else tuple(term)
-    key = f"{' + '.join(replaced)} -> {other}" if replaced else f"+ {other}"
-    record.refits[key] = float(statistic)
-    if statistic >= (REFIT_CHI2 if tie else -REFIT_CHI2):
-        return False
-    for name in replaced:
-        record.verdicts[name] = "uncertain"
-        record.floors.setdefault(name, math.inf)  # a floor a drop measured stays
-        record.excluded.pop(name, None)
-    record.verdicts[other] = "uncertain"
-    floor = record.excluded.pop(other, None)
-    if floor is not None:
-        record.floors[other] = float(floor)
-    _alternative(record, swap, record.residual, statistic)
-    return True
+def _weights(adding: bool) -> tuple:
+    """The weak form's weights a refit that adds a term is made at (the better ratio
+    counts), or any other."""
+    return (REFIT_LAMBDA, ADDED_LAMBDA) if adding else (REFIT_LAMBDA,)
 
 
 def _weakest(record) -> list[str]:
@@ -264,7 +211,9 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
     fit best, where they fit it better by more than ``REFIT_CHI2``, is returned in place
     of it (:mod:`._adopt`, then judged itself) — where the data's own time series
     contradict ``selected``, only if they do not contradict the swap (:func:`_explains`):
-    returns that equation, else None."""
+    returns that equation, else None. Additions (and the equation's own refit beside them)
+    are refitted at ``ADDED_LAMBDA``; an added term returned is determined by that ratio
+    (:mod:`._adopt` measures no drop of it)."""
     lhs, n = record.lhs, len(state.data)
     terms = list(record.intervals)
     adopt = selected is not None
@@ -275,10 +224,13 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
         return None
     with_loss, with_coefs, with_system = _refit(state, cands, e, [lib[t] for t in terms], start)
     own = (with_coefs, with_system)  # the equation's own refit, for weak_form_prefers
+    base = {REFIT_LAMBDA: with_loss}  # the equation's own refit at each weight
 
-    def statistic(support: list) -> tuple[float, list, tuple]:
-        loss, coefs, system = _refit(state, cands, e, support, start)
-        return n * (loss - with_loss) / max(with_loss, 1e-300), coefs, system
+    def statistic(support: list, weight=REFIT_LAMBDA) -> tuple[float, list, tuple]:
+        if weight not in base:
+            base[weight] = _refit(state, cands, e, [lib[t] for t in terms], start, weight)[0]
+        loss, coefs, system = _refit(state, cands, e, support, start, weight)
+        return n * (loss - base[weight]) / max(base[weight], 1e-300), coefs, system
 
     unconverged = None  # a term whose drop the data fit better: the refits are not settled
     for term in drops:
@@ -291,7 +243,9 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
         at = terms.index(replaced[0]) if replaced else len(terms)  # where the first was
         kept = [lib[t] for t in terms if t not in replaced]
         support = [*kept[:at], other, *kept[at:]]
-        value, coefs, system = statistic(support)
+        fits = [(*statistic(support, w), w) for w in _weights(not replaced)]
+        value, weight = min((fit[0], fit[3]) for fit in fits)
+        coefs, system = fits[0][1:3]  # weight 1's: a heavier weak form biases them (notes)
         swap = dict(zip([t.short() for t in support], coefs))
         if swapped(record, replaced, other.short(), value, swap, tie) and replaced:
             log.info(
@@ -304,7 +258,8 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
         if value < cutoff or (
             weak and weak_form_prefers(record, replaced, other, (coefs, system), own)
         ):
-            better.append((value, replaced, other, support, coefs, system, with_loss, tie))
+            loss = (base[weight], weight)
+            better.append((value, replaced, other, support, coefs, system, loss, tie))
         elif not replaced and value < -REFIT_CHI2:
             log.info(
                 "symweak: %s: the data fit %s added better by a likelihood ratio of %.3g, "
@@ -365,7 +320,7 @@ def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, 
     The selected equation's alternatives that hold a replaced term are refitted with the
     swap made in them too (at most ``SUBSTITUTES``): the terms only they held stay
     uncertain beside the swap (tanh damping's u_xx beside tanh u)."""
-    value, replaced, other, support, coefs, (G, b), with_loss, tie = best
+    value, replaced, other, support, coefs, (G, b), (with_loss, weight), tie = best
     # as well, not better (a readable swap the data fit better is returned as any other):
     # the selected equation stays an alternative
     tie = tie == READABLE and value > -REFIT_CHI2
@@ -374,7 +329,7 @@ def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, 
     swap_loss = with_loss * (1.0 + value / n)
     extra = []
     for names in () if tie else substituted(record, replaced, other.short(), mine, lib):
-        loss, alt_coefs, _ = _refit(state, cands, e, [lib[t] for t in names], start)
+        loss, alt_coefs, _ = _refit(state, cands, e, [lib[t] for t in names], start, weight)
         stat = n * (loss - swap_loss) / max(swap_loss, 1e-300)
         entry = {"terms": dict(zip(names, alt_coefs)), "held_out": record.residual}
         extra.append({**entry, "margin": 1.0 - stat / REFIT_CHI2, "reason": "data"})
