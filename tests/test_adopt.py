@@ -224,7 +224,7 @@ def _fake_refits(monkeypatch, losses: dict, coefs: list, explained: bool = False
     if explained:
         b = G @ np.asarray(coefs)
 
-    def fake(state, cands, e, cols, start, weight=1.0):
+    def fake(state, cands, e, cols, start, weight=1.0, epochs=50):
         loss = losses.get(tuple(t.short() for t in cols), 0.02)
         return loss, coefs[: len(cols)], (G[:, : len(cols)], b)
 
@@ -362,7 +362,7 @@ def test_an_addition_is_refitted_with_the_weak_form_weighed_more(monkeypatch, at
     G = rng.normal(size=(40, 3))
     b = G @ np.array([0.1, -0.1, 0.05])
 
-    def fake(state, cands, e, cols, start, weight=1.0):
+    def fake(state, cands, e, cols, start, weight=1.0, epochs=50):
         key = tuple(t.short() for t in cols)
         calls.append((key, weight))
         # the equation's own refit against the one with u_xx added (loss 0.0101)

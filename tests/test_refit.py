@@ -13,7 +13,7 @@ from symweak.discover import Discovery
 from symweak.discover._history import FitRecord, History
 from symweak.discover.network import _refit, _swaps
 from symweak.discover.network._refit import REFIT_CHI2, REFIT_EPOCHS, check, swapped, verdict
-from symweak.discover.network._swaps import READABLE, SHIFT
+from symweak.discover.network._swaps import NEIGHBOUR, READABLE, SHIFT
 from symweak.grammar import parse_equation, parse_terms
 from symweak.ir import System
 
@@ -113,7 +113,7 @@ def test_check_refits_the_two_weakest_determined_terms_and_leaves_the_surrogate(
               ("u", "u^2", "u_x"): 0.0120}  # fmt: skip
     calls = []
 
-    def fake(state, cands, e, cols, start, weight=1.0):
+    def fake(state, cands, e, cols, start, weight=1.0, epochs=50):
         key = tuple(t.short() for t in cols)
         calls.append(key)
         # the refit trains the surrogate; check puts it back
@@ -264,7 +264,7 @@ def test_check_returns_a_swap_the_data_fit_better_and_judges_it(monkeypatch):
     G = rng.normal(size=(40, 4))
     b = G @ np.array([0.1, -0.2, 0.3, 0.05]) + 0.01 * rng.normal(size=40)
 
-    def fake(state, cands, e, cols, start, weight=1.0):
+    def fake(state, cands, e, cols, start, weight=1.0, epochs=50):
         key = tuple(t.short() for t in cols)
         calls.append(key)
         better = {("sin(u)", "u^2", "u_x", "u_xx"): 0.009}  # the data prefer sin(u)
@@ -322,14 +322,14 @@ def _returned(terms: dict) -> FitRecord:
     [
         # a function of the field is refitted with the field itself (it must fit better)
         ({"sin(0.8*u)": -0.4, "u_xx": 0.14}, [(("sin(0.8*u)",), "u", READABLE)]),
-        # a power under a derivative with the next power (in the library or not) and, from
-        # the cube up, the one below
-        ({"d_xx(u^2)": 0.07}, [(("d_xx(u^2)",), "d_xx(u^3)", False)]),
+        # a power alone under a derivative with the next power (in the library or not) and,
+        # from the cube up, the one below: as well, both are uncertain
+        ({"d_xx(u^2)": 0.07}, [(("d_xx(u^2)",), "d_xx(u^3)", NEIGHBOUR)]),
         (
             {"d_xx(u^3)": 0.02},
-            [(("d_xx(u^3)",), "d_xx(u^4)", False), (("d_xx(u^3)",), "d_xx(u^2)", False)],
+            [(("d_xx(u^3)",), "d_xx(u^4)", NEIGHBOUR), (("d_xx(u^3)",), "d_xx(u^2)", NEIGHBOUR)],
         ),
-        ({"d_x(u^2)": -0.5, "u_xx": 0.1}, [(("d_x(u^2)",), "d_x(u^3)", False)]),
+        ({"d_x(u^2)": -0.5, "u_xx": 0.1}, [(("d_x(u^2)",), "d_x(u^3)", NEIGHBOUR)]),
         # the powers held under one derivative together with the next power alone: a
         # quadratic stand-in for a cube over the data's range must fit better than it; and
         # shifted by one (the lowest with the next above the top): never returned
@@ -402,7 +402,7 @@ def test_an_ill_posed_square_under_a_second_derivative_is_offered_the_field_itse
     returned = _returned({"u_x": -0.29, "d_xx(u^2)": 0.022, "u_xxx": -0.046})
     swaps = _swaps.swaps(returned, dict(zip(names, library)), observed, 0.05, ill=ill)
     offered = [(r, o.short(), t) for r, o, t in swaps]
-    plain = [(("u_x",), "d_x(u^2)", True), (("d_xx(u^2)",), "d_xx(u^3)", False)]
+    plain = [(("u_x",), "d_x(u^2)", True), (("d_xx(u^2)",), "d_xx(u^3)", NEIGHBOUR)]
     assert offered == ([*plain, (("d_xx(u^2)",), "u_xx", READABLE)] if ill else plain)
 
 
@@ -533,3 +533,46 @@ def test_the_next_power_of_a_determined_power_series_is_refitted_added(
     record.alternatives = []  # nothing uncertain the equation lacks
     assert _swaps.additions(record, library) == expected
     assert _swaps.additions(record, library, noisy=False) == []  # clean data: not offered
+
+
+@pytest.mark.parametrize(
+    ("swap_loss", "verdicts"), [(0.01001, "uncertain"), (0.0101, "determined")]
+)
+def test_a_power_alone_must_beat_the_next_power_in_refits_of_power_epochs(
+    monkeypatch, swap_loss, verdicts
+):
+    """The nonlinear diffusion variant (0.08 d_xx(u³) at σ 0.1, seed 1) came back as
+    0.130 d_xx(u²), determined: the cube in its place fit worse by 13.5 after 50 epochs and
+    by 3.0 after 150. Both refits run POWER_EPOCHS; as well (ratio 2000·1e-5/0.01 = 2),
+    both powers are uncertain; worse by 20, the square stays determined."""
+    names = ["u", "u_xx", "d_xx(u^2)", "d_xx(u^3)"]
+    calls = []
+
+    def fake(state, cands, e, cols, start, weight=1.0, epochs=50):
+        key = tuple(t.short() for t in cols)
+        calls.append((key, epochs))
+        if key == ("u", "d_xx(u^3)"):
+            return swap_loss, [-0.1, 0.08], None
+        return (0.01 if len(key) == 2 else 0.5), [-0.1, 0.13][: len(cols)], None
+
+    monkeypatch.setattr(_refit, "_refit", fake)
+    record = FitRecord(
+        lhs="u_t", residual=0.01, method="mstls+tls",
+        intervals={"u": [-0.11, -0.09], "d_xx(u^2)": [0.12, 0.14]},
+        without={"u": 0.3, "d_xx(u^2)": 0.9},
+        verdicts={"u": "determined", "d_xx(u^2)": "determined"},
+        alternatives=[{"terms": {"u": -0.1, "d_xx(u^2)": 0.13}, "held_out": 0.01,
+                       "margin": 0.0, "reason": "fit"}],
+        excluded={"d_xx(u^3)": 0.21},
+    )  # fmt: skip
+    check(_state([record]), _cands(names), ["eq"])
+    assert (("u", "d_xx(u^2)"), _refit.POWER_EPOCHS) in calls
+    assert (("u", "d_xx(u^3)"), _refit.POWER_EPOCHS) in calls
+    assert (("u", "d_xx(u^3)"), REFIT_EPOCHS) not in calls
+    assert record.refits["d_xx(u^2) -> d_xx(u^3)"] == pytest.approx(
+        2000 * (swap_loss - 0.01) / 0.01
+    )
+    assert record.verdicts["d_xx(u^2)"] == verdicts
+    assert record.verdicts.get("d_xx(u^3)", "excluded") == (
+        "uncertain" if verdicts == "uncertain" else "excluded"
+    )

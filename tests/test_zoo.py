@@ -112,7 +112,7 @@ def test_bench_zoo_with_workers_is_a_resumable_sweep(tmp_path, monkeypatch, caps
     assert calls == [(n, 0.1, 0.2, s, True, 2) for n in tune for s in (0, 1)]
     out = capsys.readouterr().out
     ok, runs = 2 * sum(n < "m" for n in tune), 2 * len(tune)
-    assert runs == 30
+    assert runs == 34  # 17 tuning cases, two seeds
     assert f"tune half: TPR = 1 in {ok} of {runs} runs ({100 * ok / runs:.0f} %)" in out
     assert "| advection_diffusion | 0.1 | 0.2 | 1 | 1.00 | 0.0200 |" in out
     assert main(args) == 0  # everything is in the store: nothing runs again

@@ -11,6 +11,10 @@ family and differs from the validation case in its coefficients, domain and star
   verdicts count.
 - ``swift_hohenberg_variant``: a Swift–Hohenberg equation in its transient whose
   selection was ill-posed and whose check on the data added a drift u_x, determined.
+- ``allen_cahn_variant``: a bistable reaction–diffusion whose weak diffusion came back as a
+  hyperdiffusion −u_xxxx, determined (validation Allen–Cahn, σ 0.05).
+- ``fast_diffusion_variant``: a nonlinear diffusion d_xx(u³) that came back as d_xx(u²)
+  beside a reaction the truth lacks (validation, σ 0.1 and 0.2).
 """
 
 from __future__ import annotations
@@ -66,6 +70,25 @@ def _swift_hohenberg_variant(nt=101, nx=256, T=3.0):
     )  # fmt: skip
 
 
+def _allen_cahn_variant(nt=101, nx=256, T=4.0):
+    return periodic_1d(
+        -10.0, 10.0, nx, T, nt,
+        {"u": lambda x: 0.4 * np.cos(np.pi * x / 10) + 0.35 * np.sin(3 * np.pi * x / 10) - 0.1},
+        {"u": lambda k: -0.06 * k**2 + 0.8},
+        lambda f, D: {"u": -0.8 * f["u"] ** 3}, 20,
+    )  # fmt: skip
+
+
+def _fast_diffusion_variant(nt=101, nx=256, T=4.0):
+    # u_t = 0.08 (u³)_xx, split around 0.3 u_xx
+    return periodic_1d(
+        -6.0, 6.0, nx, T, nt,
+        {"u": lambda x: 1.1 + 0.45 * np.sin(np.pi * x / 6) + 0.25 * np.cos(2 * np.pi * x / 3)},
+        {"u": lambda k: -0.3 * k**2},
+        lambda f, D: {"u": D(0.08 * f["u"] ** 3 - 0.3 * f["u"], 2)}, 40,
+    )  # fmt: skip
+
+
 #: ``(name, title, family, equations, generator, options)`` of each variant, all "tune"
 VARIANTS = [
     ("fhn_variant", "FitzHugh–Nagumo, other coefficients", "two-field",
@@ -77,4 +100,8 @@ VARIANTS = [
      ["u_t = -1.2*d_x(u^2) + 0.03*u_xx - 0.3*u_xxx"], _kdv_burgers_variant, {}),
     ("swift_hohenberg_variant", "Swift–Hohenberg, other coefficients", "higher order",
      ["u_t = -0.5*u - 1.5*u_xx - 0.6*u_xxxx + 0.8*u^2 - u^3"], _swift_hohenberg_variant, {}),
+    ("allen_cahn_variant", "Allen–Cahn, other coefficients", "reaction-diffusion",
+     ["u_t = 0.06*u_xx + 0.8*u - 0.8*u^3"], _allen_cahn_variant, {}),
+    ("fast_diffusion_variant", "Nonlinear diffusion (u³), other coefficients",
+     "nonlinear diffusion", ["u_t = 0.08*d_xx(u^3)"], _fast_diffusion_variant, {}),
 ]  # fmt: skip

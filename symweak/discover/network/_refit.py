@@ -34,8 +34,9 @@ is such a function is refitted with the field itself, and must fit better by ``R
 field is returned); on noisy data so is such a function under a derivative (d_xx(sin u)
 with u_xx), and on any data such a function the verdicts call uncertain. Under each
 derivative, the powers of a field the equation holds there are refitted with the next power
-alone in their place (in the library or not): one power (d_x(u²) → d_x(u³), and from the
-cube up the one below) must be beaten by more than ``REFIT_CHI2``, two or more (−0.023 u_xx
+alone in their place (in the library or not): one power must fit better than the next
+(d_x(u²) than d_x(u³), and from the cube up than the one below) by ``REFIT_CHI2`` to stay
+determined, both refitted for ``POWER_EPOCHS``; two or more (−0.023 u_xx
 + 0.038 d_xx(u²), a quadratic stand-in over u ∈ [0.3, 1.5] for 0.02 d_xx(u³)) must beat it.
 On noisy data a reaction power k ≥ 2 that is its field's only reaction power (u² alone) is
 refitted with the powers k ± 1 (u³, u), which must not fit better by ``REFIT_CHI2``; on any
@@ -97,7 +98,7 @@ from ._extract import shape_tolerance
 from ._recorded import swapped, verdict
 from ._strong import evaluator, readable
 from ._substituted import substituted
-from ._swaps import READABLE, additions, specific
+from ._swaps import NEIGHBOUR, READABLE, additions, specific
 from ._swaps import swaps as offered
 from ._tune import _lstsq
 from ._warmup import noise_ratio
@@ -116,6 +117,12 @@ log = logging.getLogger("symweak")
 
 #: epochs of each refit (from the final fit's checkpoint)
 REFIT_EPOCHS = 50
+#: epochs of a power's refits with the next power in its place (``NEIGHBOUR``; at most
+#: ``tune_epochs``): from the checkpoint the selected power's surrogate is slow to leave
+#: (the nonlinear diffusion variant built for tuning, 0.08 d_xx(u³) at σ 0.1, seed 1,
+#: returned d_xx(u²); the cube in its place fit worse by 13.5 after 50 epochs, 7.6 after
+#: 100, 3.0 after 150; the porous medium's true square held by 66 and 53 after 150)
+POWER_EPOCHS = 150
 #: the weakest determined terms checked per equation
 REFIT_TERMS = 2
 #: where the data's own time series contradict the selected pointwise equation, a swap is
@@ -155,16 +162,18 @@ def _weak(state, cands, e: int, columns: _Columns):
     return ((G @ coefs - b) ** 2).sum() / state.b_norm[e].double(), coefs, G, b
 
 
-def _refit(state, cands, e: int, terms: list, start: dict, weight: float = REFIT_LAMBDA):
-    """Train the surrogate from ``start`` on the data and equation ``e``'s weak form on
-    ``terms`` (its loss times ``weight``): (data loss on every training point, coefficients
-    at the end, and that weak form's G and b)."""
+def _refit(
+    state, cands, e: int, terms: list, start: dict, weight=REFIT_LAMBDA, epochs=REFIT_EPOCHS
+):
+    """Train the surrogate from ``start`` for ``epochs`` on the data and equation ``e``'s
+    weak form on ``terms`` (its loss times ``weight``): (data loss on every training point,
+    coefficients at the end, and that weak form's G and b)."""
     data = state.data
     columns = _Columns(state, cands, terms)
     state.surrogate.load_state_dict(start)
     state.surrogate.train()
     opt = adam(state.surrogate.parameters(), lr=LR_JOINT_SURROGATE)
-    for _ in range(REFIT_EPOCHS):
+    for _ in range(epochs):
         opt.zero_grad(set_to_none=True)
         weak = _weak(state, cands, e, columns)[0]
         loss = data.loss() + weight * weak.float()
@@ -224,13 +233,15 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
         return None
     with_loss, with_coefs, with_system = _refit(state, cands, e, [lib[t] for t in terms], start)
     own = (with_coefs, with_system)  # the equation's own refit, for weak_form_prefers
-    base = {REFIT_LAMBDA: with_loss}  # the equation's own refit at each weight
+    # the equation's own refit at each weight and length
+    base = {(REFIT_LAMBDA, REFIT_EPOCHS): with_loss}
+    longer = min(POWER_EPOCHS, state.config.training.tune_epochs)
 
-    def statistic(support: list, weight=REFIT_LAMBDA) -> tuple[float, list, tuple]:
-        if weight not in base:
-            base[weight] = _refit(state, cands, e, [lib[t] for t in terms], start, weight)[0]
-        loss, coefs, system = _refit(state, cands, e, support, start, weight)
-        return n * (loss - base[weight]) / max(base[weight], 1e-300), coefs, system
+    def statistic(support: list, how=(REFIT_LAMBDA, REFIT_EPOCHS)) -> tuple[float, list, tuple]:
+        if how not in base:
+            base[how] = _refit(state, cands, e, [lib[t] for t in terms], start, *how)[0]
+        loss, coefs, system = _refit(state, cands, e, support, start, *how)
+        return n * (loss - base[how]) / max(base[how], 1e-300), coefs, system
 
     unconverged = None  # a term whose drop the data fit better: the refits are not settled
     for term in drops:
@@ -243,8 +254,9 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
         at = terms.index(replaced[0]) if replaced else len(terms)  # where the first was
         kept = [lib[t] for t in terms if t not in replaced]
         support = [*kept[:at], other, *kept[at:]]
-        fits = [(*statistic(support, w), w) for w in _weights(not replaced)]
-        value, weight = min((fit[0], fit[3]) for fit in fits)
+        epochs = longer if tie == NEIGHBOUR else REFIT_EPOCHS
+        fits = [(*statistic(support, (w, epochs)), (w, epochs)) for w in _weights(not replaced)]
+        value, how = min((fit[0], fit[3]) for fit in fits)
         coefs, system = fits[0][1:3]  # weight 1's: a heavier weak form biases them (notes)
         swap = dict(zip([t.short() for t in support], coefs))
         if swapped(record, replaced, other.short(), value, swap, tie) and replaced:
@@ -258,7 +270,7 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
         if value < cutoff or (
             weak and weak_form_prefers(record, replaced, other, (coefs, system), own)
         ):
-            loss = (base[weight], weight)
+            loss = (base[how], how)
             better.append((value, replaced, other, support, coefs, system, loss, tie))
         elif not replaced and value < -REFIT_CHI2:
             log.info(
@@ -268,13 +280,7 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
             )  # fmt: skip
         if not replaced:
             added[other.short()] = value
-    if adopt and better and unconverged is not None:
-        log.info(
-            "symweak: %s: the data fit the equation better without %s (likelihood ratio %.3g) "
-            "than with it: the refits are not settled here, so no swap or addition is "
-            "returned", lhs, *unconverged,
-        )  # fmt: skip
-        adopt = False
+    adopt = adopt and not (better and _unsettled(lhs, unconverged))
     for best in sorted(specific(lhs, better, added), key=lambda b: b[0]) if adopt else ():
         equation = Equation(state.problem.lhs[e], dict(zip(best[3], best[4])))
         if ill_posed(equation, seen[0]) is not None:  # never a backward diffusion
@@ -284,6 +290,19 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
         if not verify or _explains(state, cands, e, start, best[3], equation):
             return _adopted(state, cands, e, record, start, lib, seen, best, selected)
     return None
+
+
+def _unsettled(lhs: str, unconverged) -> bool:
+    """Whether a drop the data fit better (``(term, statistic)`` or None) unsettles the
+    refits, so that no swap or addition is returned (logged)."""
+    if unconverged is None:
+        return False
+    log.info(
+        "symweak: %s: the data fit the equation better without %s (likelihood ratio %.3g) "
+        "than with it: the refits are not settled here, so no swap or addition is "
+        "returned", lhs, *unconverged,
+    )  # fmt: skip
+    return True
 
 
 def _explains(state, cands, e: int, start: dict, support: list, equation) -> bool:
@@ -320,7 +339,7 @@ def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, 
     The selected equation's alternatives that hold a replaced term are refitted with the
     swap made in them too (at most ``SUBSTITUTES``): the terms only they held stay
     uncertain beside the swap (tanh damping's u_xx beside tanh u)."""
-    value, replaced, other, support, coefs, (G, b), (with_loss, weight), tie = best
+    value, replaced, other, support, coefs, (G, b), (with_loss, how), tie = best
     # as well, not better (a readable swap the data fit better is returned as any other):
     # the selected equation stays an alternative
     tie = tie == READABLE and value > -REFIT_CHI2
@@ -329,7 +348,7 @@ def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, 
     swap_loss = with_loss * (1.0 + value / n)
     extra = []
     for names in () if tie else substituted(record, replaced, other.short(), mine, lib):
-        loss, alt_coefs, _ = _refit(state, cands, e, [lib[t] for t in names], start, weight)
+        loss, alt_coefs, _ = _refit(state, cands, e, [lib[t] for t in names], start, *how)
         stat = n * (loss - swap_loss) / max(swap_loss, 1e-300)
         entry = {"terms": dict(zip(names, alt_coefs)), "held_out": record.residual}
         extra.append({**entry, "margin": 1.0 - stat / REFIT_CHI2, "reason": "data"})

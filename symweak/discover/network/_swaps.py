@@ -13,7 +13,7 @@ from sympy.core.function import AppliedUndef
 from .._library import EXPANSION_DEGREE, has_fitted_constants, polynomial_alternatives
 from .._settings import ADDED_CHI2, REFIT_CHI2
 
-__all__ = ["READABLE", "SHIFT", "additions", "curved", "specific", "swaps"]
+__all__ = ["NEIGHBOUR", "READABLE", "SHIFT", "additions", "curved", "specific", "swaps"]
 
 log = logging.getLogger("symweak")
 
@@ -28,6 +28,10 @@ READABLE = "readable"
 #: more freedom (cubic diffusion's u_xx + d_xx(u²): the cube alone fits better by 27, the
 #: shift d_xx(u²) + d_xx(u³) by 41.7, and its cube came back 0.016 for 0.02)
 SHIFT = "shift"
+#: the ``tie`` of a power alone under a derivative swapped for the next power (and from the
+#: cube up the one below): where the data fit it as well, both are uncertain, and where
+#: better, it is returned; refitted for ``POWER_EPOCHS`` (:mod:`._refit`)
+NEIGHBOUR = "neighbour"
 
 
 def curved(F, field, quantiles, tol: float, powers=()) -> bool:
@@ -229,13 +233,14 @@ def _power_swaps(record, groups: dict, reactions: dict, ill: bool = False) -> li
         drift = top == 1 and sum(n for _, n in alpha) == 1
         if len(held) > 1 or top > 1 or drift:
             swap = Term(field ** (top + 1), alpha)
-            out.append((tuple(t for _, t in held), swap, len(held) > 1 or drift))
+            tie = len(held) > 1 or drift or NEIGHBOUR
+            out.append((tuple(t for _, t in held), swap, tie))
         if len(held) > 1:  # the powers shifted by one: as well, both are uncertain
             out.append(((held[0][1],), Term(field ** (top + 1), alpha), SHIFT))
             if held[0][0] > 1:
                 out.append(((held[-1][1],), Term(field ** (held[0][0] - 1), alpha), SHIFT))
         if len(held) == 1 and top > 2:
-            out.append(((held[0][1],), Term(field ** (top - 1), alpha), False))
+            out.append(((held[0][1],), Term(field ** (top - 1), alpha), NEIGHBOUR))
         if len(held) == 1 and top == 2 and ill and sum(n for _, n in alpha) % 2 == 0:
             out.append(((held[0][1],), Term(field, alpha), READABLE))
     for field, held in reactions.items():
