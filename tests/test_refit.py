@@ -390,6 +390,31 @@ def test_the_swaps_offered_for_functions_and_powers(returned, expected):
     assert [(r, o.short(), t) for r, o, t in swaps] == expected
 
 
+@pytest.mark.parametrize(
+    ("returned", "expected"),
+    [
+        # the fast diffusion variant at σ 0.2, seed 2: 0.118 d_xx(u²), uncertain beside
+        # u_xx, and the true cube was excluded: the next power is offered as a tie
+        ({"d_xx(u^2)": 0.118}, [(("d_xx(u^2)",), "d_xx(u^3)", NEIGHBOUR)]),
+        (
+            {"d_xx(u^3)": 0.02},
+            [(("d_xx(u^3)",), "d_xx(u^4)", NEIGHBOUR), (("d_xx(u^3)",), "d_xx(u^2)", NEIGHBOUR)],
+        ),
+        # a plain derivative, or two powers under it, uncertain: nothing
+        ({"u_xx": 0.1}, []),
+        ({"u_xx": -0.02, "d_xx(u^2)": 0.04}, []),
+    ],
+)
+def test_an_uncertain_power_alone_is_offered_its_neighbours(returned, expected):
+    names = ["u", "u_xx", "d_xx(u^2)", "d_xx(u^3)", "d_xx(u^4)"]
+    library = parse_terms(", ".join(names), "t,x", "u")
+    observed = {"u": {"quantiles": list(np.linspace(0.3, 1.8, 101)), "noise": 0.2}}
+    record = _returned(returned)
+    record.verdicts = dict.fromkeys(returned, "uncertain")
+    swaps = _swaps.swaps(record, dict(zip(names, library)), observed, 0.05)
+    assert [(r, o.short(), t) for r, o, t in swaps] == expected
+
+
 @pytest.mark.parametrize("ill", [False, True])
 def test_an_ill_posed_square_under_a_second_derivative_is_offered_the_field_itself(ill):
     """An advection–diffusion–dispersion (−0.3 u_x + 0.02 u_xx − 0.05 u_xxx, σ 0.05, u down

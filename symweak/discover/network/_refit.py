@@ -36,7 +36,8 @@ with u_xx), and on any data such a function the verdicts call uncertain. Under e
 derivative, the powers of a field the equation holds there are refitted with the next power
 alone in their place (in the library or not): one power must fit better than the next
 (d_x(u²) than d_x(u³), and from the cube up than the one below) by ``REFIT_CHI2`` to stay
-determined, both refitted for ``POWER_EPOCHS``; two or more (−0.023 u_xx
+determined, both refitted for ``POWER_EPOCHS`` (one already uncertain too: a neighbour
+that fits as well is uncertain beside it, not excluded); two or more (−0.023 u_xx
 + 0.038 d_xx(u²), a quadratic stand-in over u ∈ [0.3, 1.5] for 0.02 d_xx(u³)) must beat it.
 On noisy data a reaction power k ≥ 2 that is its field's only reaction power (u² alone) is
 refitted with the powers k ± 1 (u³, u), which must not fit better by ``REFIT_CHI2``; on any
