@@ -202,7 +202,8 @@ def _stood_in(record, lib: dict, groups: dict, reactions: dict) -> list:
 
 def _power_swaps(record, groups: dict, reactions: dict, ill: bool = False) -> list:
     """Under each derivative (``groups``: ``{(α, field): [(k, term)]}``), the powers of one
-    field the equation holds there, any determined, with the next power alone (``tie``
+    field the equation holds there, any determined (or one power k ≥ 2 alone, uncertain),
+    with the next power alone (``tie``
     where it replaces more than one term: u_xx + d_xx(u²) must beat d_xx(u³)), two or more
     shifted by one (:data:`SHIFT`: the lowest in place of the next above the top, the top in
     place of the next below the lowest; a Gardner flux −0.6 d_x(u²) − 0.3 d_x(u³) over a soliton
@@ -226,8 +227,11 @@ def _power_swaps(record, groups: dict, reactions: dict, ill: bool = False) -> li
     for (alpha, field), held in groups.items():
         held.sort()
         top = held[-1][0]
-        if not any(record.verdicts.get(t) == "determined" for _, t in held):
-            out += _uncertain_power(held, field, alpha)
+        sure = any(record.verdicts.get(t) == "determined" for _, t in held)
+        # an uncertain power k ≥ 2 alone is refitted with its neighbours too: where the data
+        # do not settle the term, they may not settle its power (the fast diffusion variant,
+        # σ 0.2, seed 2: d_xx(u²) uncertain beside u_xx, its true cube excluded)
+        if not sure and (len(held) > 1 or top < 2):
             continue
         # a drift u_x alone must beat the flux d_x(u²) too: over a front they stand in for
         # each other (Burgers–Fisher built for tuning, σ 0.1: u_x determined, ratio 0.09)
@@ -242,7 +246,7 @@ def _power_swaps(record, groups: dict, reactions: dict, ill: bool = False) -> li
                 out.append(((held[-1][1],), Term(field ** (held[0][0] - 1), alpha), SHIFT))
         if len(held) == 1 and top > 2:
             out.append(((held[0][1],), Term(field ** (top - 1), alpha), NEIGHBOUR))
-        if len(held) == 1 and top == 2 and ill and sum(n for _, n in alpha) % 2 == 0:
+        if sure and len(held) == 1 and top == 2 and ill and sum(n for _, n in alpha) % 2 == 0:
             out.append(((held[0][1],), Term(field, alpha), READABLE))
     for field, held in reactions.items():
         held.sort()
@@ -255,24 +259,6 @@ def _power_swaps(record, groups: dict, reactions: dict, ill: bool = False) -> li
         if k - 1 > held[0][0] or len(held) == 1:
             # beside u the lower power is the simpler equation: k must beat it to stay
             out.append(((term,), Term(field ** (k - 1), ()), len(held) == 2))
-    return out
-
-
-def _uncertain_power(held: list, field, alpha) -> list:
-    """A power k ≥ 2 alone under a derivative that the verdicts call uncertain, with its
-    neighbours k + 1 and, from the cube up, k − 1 (:data:`NEIGHBOUR`): where the data do not
-    settle whether the term belongs, they may not settle its power either, and a neighbour
-    that fits as well is uncertain too, not excluded. The fast diffusion variant built for
-    tuning (0.08 d_xx(u³), σ 0.2, seed 2) came back as 0.118 d_xx(u²) beside u_xx, both
-    uncertain, and its true cube excluded."""
-    from ...ir import Term
-
-    if len(held) != 1 or held[0][0] < 2:
-        return []
-    ((k, term),) = held
-    out = [((term,), Term(field ** (k + 1), alpha), NEIGHBOUR)]
-    if k > 2:
-        out.append(((term,), Term(field ** (k - 1), alpha), NEIGHBOUR))
     return out
 
 
