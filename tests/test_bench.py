@@ -196,42 +196,57 @@ def test_units_report_names_an_unknown_case_before_running():
 
 def test_profile_counts_top_level_operations_in_their_innermost_phase():
     """Ranges named symweak:...; an aten op called by another is not counted again; the
-    warm-up's loops (one per kernel count) are one phase; ops outside every range: other."""
-    from types import SimpleNamespace as NS
+    warm-up's loops (one per kernel count) are one phase; ops outside every range: other;
+    a device kernel counts in the phase of the CPU event that launched it. The profiler's
+    raw events (times in ns), one thread."""
 
     from symweak.bench._profile import phase_table
 
-    def ev(name, start, end, parent=None, cpu=0.0, kernels=0, children=()):
-        return NS(
-            name=name,
-            time_range=NS(start=start, end=end),
-            cpu_parent=parent,
-            cpu_time_total=cpu,
-            kernels=[object()] * kernels,
-            cpu_children=list(children),
-            device_time_total=0.0,
-        )
+    class Ev:
+        def __init__(self, name, start, end, corr=0, linked=0, device="DeviceType.CPU"):
+            self.args = (name, start, end, corr, linked, device)
 
-    inner = ev("aten::addmm", 12, 13, kernels=1)
-    outer = ev("aten::linear", 11, 14, cpu=2e6, kernels=0, children=[inner])
-    inner.cpu_parent = outer
+        def name(self):
+            return self.args[0]
+
+        def start_ns(self):
+            return self.args[1]
+
+        def duration_ns(self):
+            return self.args[2] - self.args[1]
+
+        def start_thread_id(self):
+            return 1
+
+        def correlation_id(self):
+            return self.args[3]
+
+        def linked_correlation_id(self):
+            return self.args[4]
+
+        def device_type(self):
+            return self.args[5]
+
+    s = 10**9  # ns per second
     events = [
-        ev("symweak:surrogate N=250", 0, 10),
-        ev("symweak:surrogate N=1000", 10, 20),
-        ev("aten::mul", 1, 2, cpu=1e6),
-        outer,
-        inner,
-        ev("symweak:search", 20, 40),
-        ev("symweak:final", 25, 30),  # nested: the innermost range wins
-        ev("aten::mul", 22, 23, cpu=5e5, kernels=2),
-        ev("aten::sum", 26, 27),
-        ev("aten::sum", 50, 51),
-        ev("Optimizer.step#Adam.step", 21, 22),
+        Ev("symweak:surrogate N=250", 0, 10 * s),
+        Ev("symweak:surrogate N=1000", 10 * s, 20 * s),
+        Ev("aten::mul", 1 * s, 2 * s),
+        Ev("aten::linear", 11 * s, 14 * s),
+        Ev("aten::addmm", 12 * s, 13 * s),  # inside aten::linear: not from Python
+        Ev("cudaLaunchKernel", 12 * s + 5, 12 * s + 6, corr=7),
+        Ev("gemm", 30 * s, 31 * s, linked=7, device="DeviceType.CUDA"),
+        Ev("symweak:search", 20 * s, 40 * s),
+        Ev("symweak:final", 25 * s, 30 * s),  # nested: the innermost range wins
+        Ev("Optimizer.step#Adam.step", 21 * s, 23 * s),
+        Ev("aten::mul", 22 * s, 22 * s + s // 2),  # under a non-aten event: counted
+        Ev("aten::sum", 26 * s, 26 * s),
+        Ev("aten::sum", 50 * s, 51 * s),
     ]
     table = phase_table(events)
     assert table == {
-        "warm-up": {"ops": 2, "cpu_s": 3.0, "kernels": 1, "gpu_s": 0.0},
-        "search": {"ops": 1, "cpu_s": 0.5, "kernels": 2, "gpu_s": 0.0},
+        "warm-up": {"ops": 2, "cpu_s": 4.0, "kernels": 1, "gpu_s": 1.0},
+        "search": {"ops": 1, "cpu_s": 0.5, "kernels": 0, "gpu_s": 0.0},
         "final": {"ops": 1, "cpu_s": 0.0, "kernels": 0, "gpu_s": 0.0},
-        "other": {"ops": 1, "cpu_s": 0.0, "kernels": 0, "gpu_s": 0.0},
+        "other": {"ops": 1, "cpu_s": 1.0, "kernels": 0, "gpu_s": 0.0},
     }

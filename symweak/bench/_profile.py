@@ -24,46 +24,76 @@ def _phase(name: str) -> str:
     return "warm-up" if name.startswith(_WARMUP) else name
 
 
+def _cpu(event) -> bool:
+    return str(event.device_type()).endswith("CPU")
+
+
+def _parents(events) -> dict[int, object]:
+    """``{id(event): its innermost enclosing CPU event on the same thread, or None}``
+    (what the profiler's parsed events call ``cpu_parent``), by nesting of time ranges."""
+    by_thread: dict[int, list] = {}
+    for e in events:
+        by_thread.setdefault(e.start_thread_id(), []).append(e)
+    parents: dict[int, object] = {}
+    for mine in by_thread.values():
+        mine.sort(key=lambda e: (e.start_ns(), -e.duration_ns()))
+        stack: list = []
+        for e in mine:
+            while stack and stack[-1].start_ns() + stack[-1].duration_ns() < e.start_ns():
+                stack.pop()
+            parents[id(e)] = stack[-1] if stack else None
+            stack.append(e)
+    return parents
+
+
+def _where(ranges: list, starts: list, t: int) -> str:
+    """The innermost range (the latest-starting one that still holds ``t``), or "other"."""
+    i = bisect.bisect_right(starts, t) - 1
+    while i >= 0:
+        lo, hi, name = ranges[i]
+        if lo <= t <= hi:
+            return name
+        i -= 1
+    return "other"
+
+
 def phase_table(events) -> dict[str, dict[str, float]]:
-    """``{phase: {"ops", "cpu_s", "kernels", "gpu_s"}}`` from a profiler's ``events()``:
-    each top-level ``aten::`` operation counted in the innermost ``symweak:`` range holding
-    its start (outside every range: "other")."""
+    """``{phase: {"ops", "cpu_s", "kernels", "gpu_s"}}`` from the profiler's raw events
+    (``prof.profiler.kineto_results.events()``; its parsed ``events()`` take minutes for
+    a run's millions): each top-level ``aten::`` operation (the event enclosing it on its
+    thread is not one) counted in the innermost ``symweak:`` range holding its start
+    (outside every range: "other"); each device kernel in the phase of the CPU event that
+    launched it (their correlation ids)."""
+    cpu = [e for e in events if _cpu(e)]
     ranges = sorted(
-        (e.time_range.start, e.time_range.end, _phase(e.name))
-        for e in events
-        if e.name.startswith("symweak:")
+        (e.start_ns(), e.start_ns() + e.duration_ns(), _phase(e.name()))
+        for e in cpu
+        if e.name().startswith("symweak:")
     )
     starts = [r[0] for r in ranges]
     table: dict[str, dict[str, float]] = {}
+
+    def row(t: int) -> dict:
+        zero = {"ops": 0, "cpu_s": 0.0, "kernels": 0, "gpu_s": 0.0}
+        return table.setdefault(_where(ranges, starts, t), zero)
+
+    parents = _parents(cpu)
+    launched = {e.correlation_id(): e.start_ns() for e in cpu if e.correlation_id()}
+    for e in cpu:
+        parent = parents[id(e)]
+        if not e.name().startswith("aten::") or (
+            parent is not None and parent.name().startswith("aten::")
+        ):
+            continue  # not an operation, or called by another one, not from Python
+        r = row(e.start_ns())
+        r["ops"] += 1
+        r["cpu_s"] += e.duration_ns() / 1e9
     for e in events:
-        if not e.name.startswith("aten::"):
-            continue
-        parent = e.cpu_parent
-        if parent is not None and parent.name.startswith("aten::"):
-            continue  # called by another operation, not from Python
-        start = e.time_range.start
-        where = "other"
-        i = bisect.bisect_right(starts, start) - 1
-        while i >= 0:  # innermost: the latest-starting range that still holds it
-            lo, hi, name = ranges[i]
-            if lo <= start <= hi:
-                where = name
-                break
-            i -= 1
-        row = table.setdefault(where, {"ops": 0, "cpu_s": 0.0, "kernels": 0, "gpu_s": 0.0})
-        row["ops"] += 1
-        row["cpu_s"] += e.cpu_time_total / 1e6
-        row["kernels"] += _kernels(e)
-        row["gpu_s"] += getattr(e, "device_time_total", 0.0) / 1e6
+        if not _cpu(e) and e.linked_correlation_id() in launched:
+            r = row(launched[e.linked_correlation_id()])
+            r["kernels"] += 1
+            r["gpu_s"] += e.duration_ns() / 1e9
     return table
-
-
-def _kernels(event) -> int:
-    """Kernels launched by an operation and the operations it called."""
-    count = len(getattr(event, "kernels", ()) or ())
-    for child in event.cpu_children:
-        count += _kernels(child)
-    return count
 
 
 def profile_report(name: str, ratio: float, noise: float, seed: int, options: dict) -> list[str]:
@@ -98,7 +128,7 @@ def profile_report(name: str, ratio: float, noise: float, seed: int, options: di
         start = time.perf_counter()
         res = discover(obs, **kw)
         wall = time.perf_counter() - start
-    table = phase_table(prof.events())
+    table = phase_table(prof.profiler.kineto_results.events())
     device = next(res.surrogate.parameters()).device if res.surrogate is not None else "cpu"
     lines = [
         f"{system.title}: {len(obs)} points as columns, r = {ratio:g}, σ = {noise:g}, seed {seed}; "
