@@ -64,7 +64,9 @@ def phase_table(events) -> dict[str, dict[str, float]]:
     thread is not one) counted in the innermost ``symweak:`` range holding its start
     (outside every range: "other"); each device kernel in the phase of the CPU event that
     launched it (their correlation ids)."""
-    cpu = [e for e in events if _cpu(e)]
+    cpu, device = [], []
+    for e in events:
+        (cpu if _cpu(e) else device).append(e)
     ranges = sorted(
         (e.start_ns(), e.start_ns() + e.duration_ns(), _phase(e.name()))
         for e in cpu
@@ -88,8 +90,8 @@ def phase_table(events) -> dict[str, dict[str, float]]:
         r = row(e.start_ns())
         r["ops"] += 1
         r["cpu_s"] += e.duration_ns() / 1e9
-    for e in events:
-        if not _cpu(e) and e.linked_correlation_id() in launched:
+    for e in device:
+        if e.linked_correlation_id() in launched:
             r = row(launched[e.linked_correlation_id()])
             r["kernels"] += 1
             r["gpu_s"] += e.duration_ns() / 1e9
