@@ -216,3 +216,38 @@ def test_the_grid_path_returns_the_support_the_data_prefer():
     config.reporting.uncertainty = False
     wrong = fits_of((1, 2, 3))
     assert _preferred(problem, config, {LHS: (lib, G, b)}, wrong, [])[LHS] is wrong[LHS]
+
+
+def test_the_preferred_support_is_judged_again_from_itself(monkeypatch):
+    """The verdicts' search walks a few steps from where it starts: their best, judged from
+    itself (and the selection's support), may prefer another still, and that one is
+    returned; a support that is among its own alternatives ends the walk."""
+    import importlib
+
+    from symweak.grammar import parse_terms
+    from symweak.regress._verdict import Alternative, Judgement
+
+    functions = importlib.import_module("symweak.discover.network._functions")
+    best_from = {(0,): (1, 2), (1, 2): (2, 3), (2, 3): (2, 3)}
+    calls = []
+
+    def judge(G, b, chosen, **kw):
+        calls.append((tuple(chosen), [tuple(s) for s in kw["start"]]))
+        best = best_from[tuple(chosen)]
+        return Judgement({}, [Alternative(best, np.ones(2), 0.1, 0.0, 1.0)])
+
+    monkeypatch.setattr(functions, "judge", judge)
+    lib = parse_terms("u_x, u, d_x(u^2), u_xxx", "t,x", "u")
+    found = functions.preferred_support(
+        lib, np.zeros((4, 4)), np.zeros(4), np.array([0.02, 0.0, 0.0, 0.0]),
+        how="terms", constraints=None, seed=0,
+    )  # fmt: skip
+    assert found == [2, 3]
+    assert calls == [((0,), []), ((1, 2), [(0,)]), ((2, 3), [(0,)])]
+    best_from.update({(1, 2): (2, 3), (2, 3): (1, 2)})  # two that prefer each other
+    calls.clear()
+    found = functions.preferred_support(
+        lib, np.zeros((4, 4)), np.zeros(4), np.array([0.02, 0.0, 0.0, 0.0]),
+        how="terms", constraints=None, seed=0,
+    )  # fmt: skip
+    assert len(calls) == functions.SETTLE_ROUNDS and found == [2, 3]
