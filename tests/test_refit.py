@@ -601,3 +601,29 @@ def test_a_power_alone_must_beat_the_next_power_in_refits_of_power_epochs(
     assert record.verdicts.get("d_xx(u^3)", "excluded") == (
         "uncertain" if verdicts == "uncertain" else "excluded"
     )
+
+
+def test_another_fields_derivative_is_offered_the_own_fields():
+    """FitzHugh–Nagumo's u_t came back with v_xx and v_xxx in place of u_xx: each
+    derivative of another field than the left-hand side's is refitted with the own field
+    under it (as well: both uncertain), on noisy data only; the own field's derivatives and
+    the other field's reaction are not swapped."""
+    names = ["u", "u^3", "v", "u_xx", "v_xx", "v_xxx"]
+    lib = dict(zip(names, parse_terms(", ".join(names), "t,x", "u,v")))
+    spread = {"quantiles": list(np.linspace(-2.0, 2.0, 101)), "noise": 0.1}
+    observed = {"u": spread, "v": spread}
+    record = _returned({"u": 1.08, "u^3": -0.36, "v": -0.9, "v_xx": 4.4, "v_xxx": 13.3})
+
+    def derivatives(**kw):  # the swaps to a derivative (the reaction powers have theirs)
+        swaps = _swaps.swaps(record, lib, observed, 0.05, **kw)
+        return [(r, o.short(), t) for r, o, t in swaps if o.alpha]
+
+    assert derivatives() == [
+        (("v_xx",), "u_xx", True),
+        (("v_xxx",), "u_xxx", True),
+    ]
+    assert derivatives(noisy=False) == []
+    record.verdicts["v_xxx"] = "uncertain"
+    assert derivatives() == [(("v_xx",), "u_xx", True)]
+    record = _returned({"u": 1.2, "u^3": -0.4, "v": -1.0, "u_xx": 0.8})
+    assert derivatives() == []
