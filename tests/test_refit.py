@@ -11,9 +11,9 @@ import torch
 
 from symweak.discover import Discovery
 from symweak.discover._history import FitRecord, History
-from symweak.discover.network import _refit, _swaps
+from symweak.discover.network import _adopt, _refit, _swaps
 from symweak.discover.network._refit import REFIT_CHI2, REFIT_EPOCHS, check, swapped, verdict
-from symweak.discover.network._swaps import NEIGHBOUR, READABLE, SHIFT
+from symweak.discover.network._swaps import NEIGHBOUR, OWN, READABLE, SHIFT
 from symweak.grammar import parse_equation, parse_terms
 from symweak.ir import System
 
@@ -619,11 +619,66 @@ def test_another_fields_derivative_is_offered_the_own_fields():
         return [(r, o.short(), t) for r, o, t in swaps if o.alpha]
 
     assert derivatives() == [
-        (("v_xx",), "u_xx", True),
-        (("v_xxx",), "u_xxx", True),
+        (("v_xx",), "u_xx", OWN),
+        (("v_xxx",), "u_xxx", OWN),
     ]
     assert derivatives(noisy=False) == []
     record.verdicts["v_xxx"] = "uncertain"
-    assert derivatives() == [(("v_xx",), "u_xx", True)]
+    assert derivatives() == [(("v_xx",), "u_xx", OWN)]
     record = _returned({"u": 1.2, "u^3": -0.4, "v": -1.0, "u_xx": 0.8})
     assert derivatives() == []
+
+
+@pytest.mark.parametrize(
+    ("own_loss", "returned"),
+    [(0.01001, "u_xx"), (0.0099, "u_xx"), (0.0101, "v_xx")],
+)
+def test_the_own_fields_derivative_the_data_fit_as_well_is_returned(
+    monkeypatch, own_loss, returned
+):
+    """FitzHugh–Nagumo's u_t with v_xx for its u_xx: where the data fit u_xx in its place as
+    well (likelihood ratio 2000·1e-5/0.01 = 2 worse) or better, the equation returned has
+    u_xx (as well: both uncertain, the selected equation an alternative); where u_xx fits
+    worse by 20, v_xx stays determined and returned."""
+    names = ["u", "u^3", "v", "u_xx", "v_xx"]
+    terms = {"u": 1.1, "u^3": -0.36, "v": -0.9, "v_xx": 4.4}
+    rng = np.random.default_rng(0)
+    G = rng.normal(size=(40, 4))
+    b = G @ np.array([1.1, -0.36, -0.9, 0.8]) + 0.01 * rng.normal(size=40)
+
+    def fake(state, cands, e, cols, start, weight=1.0, epochs=50):
+        key = tuple(t.short() for t in cols)
+        loss = own_loss if "u_xx" in key else (0.01 if len(key) == 4 else 0.5)
+        return loss, [1.1, -0.36, -0.9, 0.8][: len(cols)], (G[:, : len(cols)], b)
+
+    monkeypatch.setattr(_refit, "_refit", fake)
+    record = FitRecord(
+        lhs="u_t", residual=0.01, method="mstls+tls",
+        intervals={t: [c * 0.9, c * 1.1] if c > 0 else [c * 1.1, c * 0.9]
+                   for t, c in terms.items()},
+        without={"u": 0.3, "u^3": 0.2, "v": 0.4, "v_xx": 0.1},
+        verdicts={t: "determined" for t in terms},
+        alternatives=[{"terms": dict(terms), "held_out": 0.01, "margin": 0.0,
+                       "reason": "fit"}],
+        excluded={"u_xx": 0.2},
+    )  # fmt: skip
+    state = _state([record])
+    state.history.observed["v"] = state.history.observed["u"]
+    lhs = parse_terms("u_t", "t,x", "u,v")[0]
+    state.problem = SimpleNamespace(lhs=[lhs], seed=0)
+    state.config.selection = SimpleNamespace(complexity="degree")
+    cands = SimpleNamespace(library=parse_terms(", ".join(names), "t,x", "u,v"), ties=[])
+    (equation,) = check(state, cands, ["selected"])
+    assert record.refits["v_xx -> u_xx"] == pytest.approx(2000 * (own_loss - 0.01) / 0.01)
+    assert returned in equation.short() if returned == "u_xx" else equation == "selected"
+    if own_loss > 0.0101 - 1e-12:  # worse by 20: nothing changes
+        assert record.verdicts["v_xx"] == "determined" and "u_xx" not in record.verdicts
+        return
+    assert "v_xx" not in equation.short()
+    tie = own_loss > 0.01 * (1 - REFIT_CHI2 / 2000)
+    assert record.adopted.get("tie", False) is tie
+    if tie:  # as well: both uncertain, and the warning names the own field
+        assert record.verdicts["u_xx"] == record.verdicts["v_xx"] == "uncertain"
+        assert record.adopted["own"] is True
+        text = _adopt.said("u_t", record.adopted)
+        assert "so the equation returned has its own field's u_xx; both stay uncertain" in text

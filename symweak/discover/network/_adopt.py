@@ -250,10 +250,11 @@ def said(lhs: str, adopted: dict) -> str:
     if adopted.get("tie"):
         value = float(adopted["statistic"])
         which = "the selected one" if value > 0 else f"{adopted['by']}"
+        kept = "its own field's" if adopted.get("own") else "the simpler"
         return (
             f"{lhs}: the data fit {adopted['by']} in place of {where} as well ({which} fits "
             f"better by a likelihood ratio of {abs(value):.3g}, below {REFIT_CHI2}), so the "
-            f"equation returned has the simpler {adopted['by']}; both stay uncertain. The "
+            f"equation returned has {kept} {adopted['by']}; both stay uncertain. The "
             f"weak form selected {lhs} = {chosen.replace('+ -', '- ')}."
         )
     how = f"{adopted['by']} in place of {where}" if where else "the equation"

@@ -13,7 +13,7 @@ from sympy.core.function import AppliedUndef
 from .._library import EXPANSION_DEGREE, has_fitted_constants, polynomial_alternatives
 from .._settings import ADDED_CHI2, REFIT_CHI2
 
-__all__ = ["NEIGHBOUR", "READABLE", "SHIFT", "additions", "curved", "specific", "swaps"]
+__all__ = ["NEIGHBOUR", "OWN", "READABLE", "SHIFT", "additions", "curved", "specific", "swaps"]
 
 log = logging.getLogger("symweak")
 
@@ -32,6 +32,10 @@ SHIFT = "shift"
 #: cube up the one below): where the data fit it as well, both are uncertain, and where
 #: better, it is returned; refitted for ``POWER_EPOCHS`` (:mod:`._refit`)
 NEIGHBOUR = "neighbour"
+#: the ``tie`` of another field's derivative swapped for the left-hand side's own field
+#: under it (:func:`_other_field`): where the data fit it as well, both are uncertain and
+#: the own field's is returned; where better, it is returned
+OWN = "own"
 
 
 def curved(F, field, quantiles, tol: float, powers=()) -> bool:
@@ -178,8 +182,10 @@ def swaps(record, lib: dict, observed: dict, tol: float, noisy: bool = True, ill
 
 def _other_field(record, lib: dict, observed: dict) -> list:
     """A determined derivative of a field other than the left-hand side's own (v_xx in
-    u_t) with the own field under the same derivative in its place (``tie`` True: where
-    the data fit it as well, both are uncertain; better, it is returned). A field driven by
+    u_t) with the own field under the same derivative in its place (:data:`OWN`: where
+    the data fit it as well, both are uncertain and the own field's is returned — a field
+    that diffuses itself is the plainer model, and the returned equation then holds the
+    true term where the data cannot tell; better, it is returned). A field driven by
     another (v_t = 0.1 u − 0.08 v) follows its shape, smoothed, and its derivatives stand
     in for the driver's: the FitzHugh–Nagumo variant built for tuning (0.8 u_xx in u_t,
     10 % point columns, σ 0.1, seed 1) came back with 4.4 v_xx + 13 v_xxx in place of
@@ -198,7 +204,7 @@ def _other_field(record, lib: dict, observed: dict) -> list:
         if mine is None or not mine.alpha or record.verdicts.get(term) != "determined":
             continue
         if isinstance(mine.F, AppliedUndef) and own != mine.F:
-            out.append(((term,), Term(own, mine.alpha), True))
+            out.append(((term,), Term(own, mine.alpha), OWN))
     return out
 
 
