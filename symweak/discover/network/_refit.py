@@ -99,7 +99,7 @@ from ._extract import shape_tolerance
 from ._recorded import swapped, verdict
 from ._strong import evaluator, readable
 from ._substituted import substituted
-from ._swaps import NEIGHBOUR, OWN, READABLE, additions, specific
+from ._swaps import NEIGHBOUR, OWN, READABLE, RETURNED_ON_TIE, additions, specific
 from ._swaps import swaps as offered
 from ._tune import _lstsq
 from ._warmup import noise_ratio
@@ -266,7 +266,7 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
                 "%.3g): uncertain", lhs, "better" if value < -REFIT_CHI2 else "as well",
                 other.short(), " + ".join(replaced), abs(value),
             )  # fmt: skip
-        cutoff = REFIT_CHI2 if tie in (READABLE, OWN) else -(REFIT_CHI2 if replaced else ADDED_CHI2)
+        cutoff = REFIT_CHI2 if tie in RETURNED_ON_TIE else -(REFIT_CHI2 if replaced else ADDED_CHI2)
         weak = tie == READABLE and value >= cutoff  # the data prefer an uncertain function
         if value < cutoff or (
             weak and weak_form_prefers(record, replaced, other, (coefs, system), own)
@@ -344,7 +344,7 @@ def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, 
     # as well, not better (a readable swap the data fit better is returned as any other):
     # the selected equation stays an alternative
     own = tie == OWN
-    tie = tie in (READABLE, OWN) and value > -REFIT_CHI2
+    tie = tie in RETURNED_ON_TIE and value > -REFIT_CHI2
     lib = {**lib, other.short(): other}
     n, mine = len(state.data), {t.short() for t in support}
     swap_loss = with_loss * (1.0 + value / n)

@@ -13,7 +13,17 @@ from sympy.core.function import AppliedUndef
 from .._library import EXPANSION_DEGREE, has_fitted_constants, polynomial_alternatives
 from .._settings import ADDED_CHI2, REFIT_CHI2
 
-__all__ = ["NEIGHBOUR", "OWN", "READABLE", "SHIFT", "additions", "curved", "specific", "swaps"]
+__all__ = [
+    "NEIGHBOUR",
+    "OWN",
+    "READABLE",
+    "RETURNED_ON_TIE",
+    "SHIFT",
+    "additions",
+    "curved",
+    "specific",
+    "swaps",
+]
 
 log = logging.getLogger("symweak")
 
@@ -36,6 +46,8 @@ NEIGHBOUR = "neighbour"
 #: under it (:func:`_other_field`): where the data fit it as well, both are uncertain and
 #: the own field's is returned; where better, it is returned
 OWN = "own"
+#: the ties whose swap is returned where the data fit it as well (both stay uncertain)
+RETURNED_ON_TIE = (READABLE, OWN)
 
 
 def curved(F, field, quantiles, tol: float, powers=()) -> bool:
