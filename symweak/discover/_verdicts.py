@@ -115,8 +115,7 @@ def judge_equation(
         seed=seed,
         apart=apart,
         start=start,
-        diffusion={**(damping := diffusion_columns(lhs, lib)), **settle, **needed},
-        damping=list(damping),
+        diffusion={**diffusion_columns(lhs, lib), **settle, **needed},
         carried=carry,
         needed=list(needed),
     )

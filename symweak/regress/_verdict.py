@@ -183,7 +183,6 @@ def judge(
     diffusion: Mapping[int, Sequence[int]] | None = None,
     carried: Mapping[int, Sequence[int]] | None = None,
     needed: Sequence[int] = (),
-    damping: Sequence[int] = (),
 ) -> Judgement:
     """The alternatives to ``chosen`` (column indices) on ``G ξ = b``, a verdict per column
     that appears in any of them, and the detection floor of each column not determined
@@ -198,9 +197,7 @@ def judge(
     ``diffusion``: ``{j: columns}``, column j a regularising term (a diffusion; a dispersion)
     and ``columns`` the terms that settle it (:func:`_unseen`); ``carried``: ``{j: columns}``
     of which an alternative must hold one for j to count; ``needed``: those j that count at
-    any size (an amplifying equation's damping term; all need ``floors``); ``damping``:
-    those j that the held-out rows favour only with a positive coefficient (a diffusion:
-    clean FitzHugh–Nagumo's v_t favoured −0.016 v_xx, a surrogate's artefact)."""
+    any size (an amplifying equation's damping term; all need ``floors``)."""
     G, b = _check(G, b)
     S = G.shape[1]
     weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
@@ -230,7 +227,7 @@ def judge(
     verdicts = {j: ("determined" if j in common else "uncertain") for j in sorted(union)}
     out = Judgement(verdicts, alternatives)
     if floors:
-        unseen = (diffusion, carried, {int(j) for j in needed}, {int(j) for j in damping})
+        unseen = (diffusion, carried, {int(j) for j in needed})
         _floors(out, halves, G, b, (best, union, common), weights, reach, scored, unseen)
     return out
 
@@ -250,13 +247,8 @@ def _floors(out, halves, G, b, found, weights, reach, scored, unseen) -> None:
         if j not in union and np.any(G[:, j])  # an all-zero column says nothing
     }
     part = {j: f * halves.scale[j] / halves.nb for j, f in hidden.items()}
-    diffusion, carried, needed, damping = unseen
-
-    def favoured(j: int) -> bool:
-        positive = j not in damping or _coef(G, b, sorted({*best, j}))[j] > 0
-        return positive and halves.favoured(best, j)
-
-    for j in _unseen(diffusion, carried, needed, union, part, favoured):
+    favoured = lambda j: halves.favoured(best, j)  # noqa: E731
+    for j in _unseen(*unseen, union, part, favoured):
         wider = tuple(sorted(set(best) | {j}))
         diffs = _score(halves, weights, wider, scored) - scored[best]
         out.alternatives.append(
