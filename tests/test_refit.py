@@ -682,3 +682,56 @@ def test_the_own_fields_derivative_the_data_fit_as_well_is_returned(
         assert record.adopted["own"] is True
         text = _adopt.said("u_t", record.adopted)
         assert "so the equation returned has its own field's u_xx; both stay uncertain" in text
+
+
+def test_a_returned_swap_gives_way_to_a_swap_the_data_fit_as_well(monkeypatch):
+    """As the Swift–Hohenberg variant at σ 0.2 (tuning half, seed 1): the data fit u³ added
+    better (returned), and then u_xx in place of d_xx(sin u) as well: the equation returned
+    has both, d_xx(sin u) and u_xx uncertain, and the warning says both steps."""
+    names = ["u", "u^2", "u^3", "u_xx", "d_xx(sin(u))"]
+    terms = {"u": -0.67, "u^2": 0.53, "d_xx(sin(u))": 0.15}
+    refitted = {"u": -0.41, "u^2": 0.53, "u^3": -0.49, "u_xx": 0.12, "d_xx(sin(u))": 0.12}
+    rng = np.random.default_rng(0)
+    G = rng.normal(size=(40, 4))
+    b = G @ np.array([-0.41, 0.53, 0.12, -0.49]) + 0.01 * rng.normal(size=40)
+
+    def fake(state, cands, e, cols, start, weight=1.0, epochs=50):
+        key = {t.short() for t in cols}
+        loss = 0.5
+        if key >= {"u", "u^2"} and len(key) == 3 and key & {"u_xx", "d_xx(sin(u))"}:
+            loss = 0.01  # the selected equation, or u_xx in its place
+        if key >= {"u", "u^2", "u^3"} and len(key) == 4 and key & {"u_xx", "d_xx(sin(u))"}:
+            loss = 0.008 if "d_xx(sin(u))" in key else 0.00801  # u³ added: better by 400
+        return loss, [refitted[t.short()] for t in cols], (G[:, : len(cols)], b)
+
+    monkeypatch.setattr(_refit, "_refit", fake)
+    record = FitRecord(
+        lhs="u_t", residual=0.2, method="mstls+tls",
+        intervals={t: [c * 1.1, c * 0.9] if c < 0 else [c * 0.9, c * 1.1]
+                   for t, c in terms.items()},
+        without={"u": 0.6, "u^2": 0.66, "d_xx(sin(u))": 0.43},
+        verdicts={**{t: "determined" for t in terms}, "u^3": "uncertain"},
+        alternatives=[{"terms": dict(terms), "held_out": 0.2, "margin": 0.0, "reason": "fit"}],
+        floors={"u^3": 0.5},
+    )  # fmt: skip
+    state = _state([record])
+    # u within ±1, where cos u > 0: d_xx(sin u) damps (over ±3 it would be ill-posed)
+    state.history.observed["u"]["quantiles"] = list(np.linspace(-1.0, 1.0, 101))
+    lhs = parse_terms("u_t", "t,x", "u")[0]
+    state.problem = SimpleNamespace(lhs=[lhs], seed=0)
+    state.config.selection = SimpleNamespace(complexity="degree")
+    (equation,) = check(state, _cands(names), ["selected"])
+    assert set(equation.coefficients) == set(parse_terms("u, u^2, u^3, u_xx", "t,x", "u"))
+    assert record.refits["+ u^3"] == pytest.approx(2000 * (0.008 - 0.01) / 0.01)
+    assert record.verdicts["u_xx"] == record.verdicts["d_xx(sin(u))"] == "uncertain"
+    assert record.verdicts["u^3"] == "determined"
+    assert record.adopted["by"] == "u^3" and record.adopted["replaced"] == []
+    assert record.adopted["then"]["by"] == "u_xx" and record.adopted["then"]["tie"] is True
+    assert record.adopted["selected"] == terms
+    assert _adopt.said("u_t", record.adopted) == (
+        "u_t: the data fit the equation better with u^3 added (likelihood ratio 400), so the "
+        "equation returned has it; then the data fit u_xx in place of d_xx(sin(u)) as well "
+        "(the selected one fits better by a likelihood ratio of 2.5, below 10.83), so the "
+        "equation returned has the simpler u_xx; both stay uncertain. The weak form selected "
+        "u_t = -0.67*u + 0.53*u^2 + 0.15*d_xx(sin(u))."
+    )

@@ -236,31 +236,38 @@ def _front(record, support: list, terms: dict, residual: float, how) -> None:
 
 
 def said(lhs: str, adopted: dict) -> str:
-    """The warning for an equation returned in place of the selected one (:func:`adopt`)."""
+    """The warning for an equation returned in place of the selected one (:func:`adopt`;
+    ``adopted["then"]``: a second swap returned in place of that one)."""
     chosen = " + ".join(f"{c:.4g}*{t}" for t, c in adopted["selected"].items())
+    text, after = _swap_said(lhs, adopted), ". The" if adopted.get("tie") else "; the"
+    if adopted.get("then"):
+        text += "; then " + _swap_said(lhs, adopted["then"]).removeprefix(f"{lhs}: ")
+        after = ". The"
+    return f"{text}{after} weak form selected {lhs} = {chosen.replace('+ -', '- ')}."
+
+
+def _swap_said(lhs: str, adopted: dict) -> str:
+    """What one swap of :func:`said` did, in words (no full stop)."""
     where = " + ".join(adopted["replaced"])
-    if adopted.get("tie") and float(adopted["statistic"]) >= REFIT_CHI2:  # weak_form_prefers
+    value = float(adopted["statistic"])
+    if adopted.get("tie") and value >= REFIT_CHI2:  # weak_form_prefers
         return (
             f"{lhs}: the data fit {where} better than {adopted['by']} in its place (likelihood "
-            f"ratio {float(adopted['statistic']):.3g}), but the weak form leaves less "
-            f"unexplained with {adopted['by']}, so the equation returned has the simpler "
-            f"{adopted['by']}; both stay uncertain. The weak form selected "
-            f"{lhs} = {chosen.replace('+ -', '- ')}."
+            f"ratio {value:.3g}), but the weak form leaves less unexplained with "
+            f"{adopted['by']}, so the equation returned has the simpler {adopted['by']}; both "
+            "stay uncertain"
         )
     if adopted.get("tie"):
-        value = float(adopted["statistic"])
         which = "the selected one" if value > 0 else f"{adopted['by']}"
         kept = "its own field's" if adopted.get("own") else "the simpler"
         return (
             f"{lhs}: the data fit {adopted['by']} in place of {where} as well ({which} fits "
             f"better by a likelihood ratio of {abs(value):.3g}, below {REFIT_CHI2}), so the "
-            f"equation returned has {kept} {adopted['by']}; both stay uncertain. The "
-            f"weak form selected {lhs} = {chosen.replace('+ -', '- ')}."
+            f"equation returned has {kept} {adopted['by']}; both stay uncertain"
         )
     how = f"{adopted['by']} in place of {where}" if where else "the equation"
     how += " better" if where else f" better with {adopted['by']} added"
     return (
-        f"{lhs}: the data fit {how} (likelihood ratio "
-        f"{-float(adopted['statistic']):.3g}), so the equation returned has it; the weak "
-        f"form selected {lhs} = {chosen.replace('+ -', '- ')}."
+        f"{lhs}: the data fit {how} (likelihood ratio {-value:.3g}), so the equation "
+        "returned has it"
     )

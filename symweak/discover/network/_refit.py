@@ -214,7 +214,7 @@ def _planned(record, lib: dict, seen: tuple, adopt: bool, ill=False) -> tuple[li
     return drops, swaps
 
 
-def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, selected=None):
+def _judge(state, cands, e: int, record, start, lib: dict, seen, selected=None, ties=False):
     """The refits of one equation (module notes); ``lib``: ``{short name: term}`` of the
     candidates; ``seen``: the observed values and the shape tolerance of the run's noise
     (:func:`._swaps.curved`). With ``selected`` (the returned equation), the swap the data
@@ -223,13 +223,14 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
     contradict ``selected``, only if they do not contradict the swap (:func:`_explains`):
     returns that equation, else None. Additions (and the equation's own refit beside them)
     are refitted at ``ADDED_LAMBDA``; an added term returned is determined by that ratio
-    (:mod:`._adopt` measures no drop of it)."""
+    (:mod:`._adopt` measures no drop of it). ``ties``: only a ``RETURNED_ON_TIE`` swap may
+    be returned (``selected`` is itself a swap returned), and nothing is added."""
     lhs, n = record.lhs, len(state.data)
     terms = list(record.intervals)
     adopt = selected is not None
     verify = adopt and _contradicted(state.problem, selected)
     ill = isinstance(selected, Equation) and ill_posed(selected, seen[0]) is not None
-    drops, swaps = _planned(record, lib, seen, adopt, ill)
+    drops, swaps = _planned(record, lib, seen, adopt and not ties, ill)
     if not drops and not swaps:
         return None
     with_loss, with_coefs, with_system = _refit(state, cands, e, [lib[t] for t in terms], start)
@@ -281,6 +282,7 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
             )  # fmt: skip
         if not replaced:
             added[other.short()] = value
+    better = [x for x in better if not ties or (x[1] and x[7] in RETURNED_ON_TIE)]
     adopt = adopt and not (better and _unsettled(lhs, unconverged))
     for best in sorted(specific(lhs, better, added), key=lambda b: b[0]) if adopt else ():
         equation = Equation(state.problem.lhs[e], dict(zip(best[3], best[4])))
@@ -289,7 +291,7 @@ def _judge(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, se
         if not (seen[-1] or best[1] or explains_more(record, best[2].short(), *best[4:6])):
             continue  # clean data: an addition the weak form explains less with (notes)
         if not verify or _explains(state, cands, e, start, best[3], equation):
-            return _adopted(state, cands, e, record, start, lib, seen, best, selected)
+            return _adopted(state, cands, e, record, start, lib, seen, best, selected, ties)
     return None
 
 
@@ -335,11 +337,17 @@ def _explains(state, cands, e: int, start: dict, support: list, equation) -> boo
     return explained
 
 
-def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, best, selected):
+def _adopted(
+    state, cands, e: int, record, start: dict, lib: dict, seen: tuple, best, selected, again
+):
     """Return the swap ``best`` in place of equation ``e`` (:mod:`._adopt`) and judge it.
     The selected equation's alternatives that hold a replaced term are refitted with the
     swap made in them too (at most ``SUBSTITUTES``): the terms only they held stay
-    uncertain beside the swap (tanh damping's u_xx beside tanh u)."""
+    uncertain beside the swap (tanh damping's u_xx beside tanh u). Judged, the swap may
+    itself give way to a swap returned on a tie (``again``: this one is that; then
+    ``record.adopted["then"]`` says so): the Swift–Hohenberg variant at σ 0.2 (tuning
+    half, seed 1) gained its u³ added, then fit u_xx in place of d_xx(sin u) as well."""
+    first = dict(record.adopted) if again else None
     value, replaced, other, support, coefs, (G, b), (with_loss, how), tie = best
     # as well, not better (a readable swap the data fit better is returned as any other):
     # the selected equation stays an alternative
@@ -376,8 +384,11 @@ def _adopted(state, cands, e: int, record, start: dict, lib: dict, seen: tuple, 
         f"in place of {' + '.join(replaced)}" if replaced else "added",
         "as well" if tie else "better", -value,
     )  # fmt: skip
-    _judge(state, cands, e, record, start, lib, seen)
-    return equation
+    if again:
+        record.adopted = {**first, "then": record.adopted}
+        _judge(state, cands, e, record, start, lib, seen)
+        return equation
+    return _judge(state, cands, e, record, start, lib, seen, equation, ties=True) or equation
 
 
 def _contradicted(problem, equation) -> bool:
