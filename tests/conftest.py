@@ -10,6 +10,23 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture
+def marked():
+    """A fake refit of the check on the data (``fake(state, cands, e, cols, start, weight,
+    epochs)``) given the real one's ``marks``: each shorter length filled by the fake at
+    that length (:func:`symweak.discover.network._refitting._refit`)."""
+
+    def wrap(fake):
+        def refit(state, cands, e, cols, start, weight=1.0, epochs=50, marks=None):
+            for mark in marks or ():
+                marks[mark] = fake(state, cands, e, cols, start, weight, mark)
+            return fake(state, cands, e, cols, start, weight, epochs)
+
+        return refit
+
+    return wrap
+
+
+@pytest.fixture
 def tx():
     t, x = sympy.symbols("t x")
     return t, x

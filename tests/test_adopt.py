@@ -224,15 +224,19 @@ def _fake_refits(monkeypatch, losses: dict, coefs: list, explained: bool = False
     if explained:
         b = G @ np.asarray(coefs)
 
-    def fake(state, cands, e, cols, start, weight=1.0, epochs=50):
+    def fake(state, cands, e, cols, start, weight=1.0, epochs=50, marks=None):
         loss = losses.get(tuple(t.short() for t in cols), 0.02)
-        return loss, coefs[: len(cols)], (G[:, : len(cols)], b)
+        out = loss, coefs[: len(cols)], (G[:, : len(cols)], b)
+        marks and marks.update(dict.fromkeys(marks, out))  # every length alike
+        return out
 
     monkeypatch.setattr(_refit, "_refit", fake)
 
 
 class _Points:
     """2000 training points (the refits' n) and their batch generator."""
+
+    max_points = None  # every point in every step
 
     _gen = torch.Generator()
 
@@ -346,7 +350,9 @@ def test_an_added_term_is_returned_only_beyond_the_added_cutoff(monkeypatch, cap
 
 
 @pytest.mark.parametrize(("at_one", "at_ten"), [(8.0, 24.0), (24.0, -83.0)])
-def test_an_addition_is_refitted_with_the_weak_form_weighed_more(monkeypatch, at_one, at_ten):
+def test_an_addition_is_refitted_with_the_weak_form_weighed_more(
+    monkeypatch, marked, at_one, at_ten
+):
     """At weight 1 a surrogate refitted without a term the data hold leaves the term's part
     in the weak form (the damped heat built for tuning, σ 0.2, seed 0: 0.1 u_xx added at
     8.4); an addition is also refitted, beside the equation's own refit, at ADDED_LAMBDA
@@ -372,7 +378,7 @@ def test_an_addition_is_refitted_with_the_weak_form_weighed_more(monkeypatch, at
         loss = 0.0101 * (1 + ratio / 2000) if len(key) < 3 else 0.0101
         return loss, [0.1, -0.1, 0.05][: len(cols)], (G[:, : len(cols)], b)
 
-    monkeypatch.setattr(_refit, "_refit", fake)
+    monkeypatch.setattr(_refit, "_refit", marked(fake))
     record = _logistic({"terms": {**_LOGISTIC, "u_xx": 0.05}, "held_out": 0.049,
                         "margin": 0.3, "reason": "fit+1"})  # fmt: skip
     eq = _checked(record, "u, u^2, u_xx", "u_t = 0.1*u - 0.1*u^2", 0.1, 0.0)

@@ -80,6 +80,8 @@ def test_a_statistic_at_or_below_zero_gives_a_floor_ten_times_the_coefficient():
 
 
 class _Data:
+    max_points = None  # every point in every step
+
     def __init__(self):
         self._gen = torch.Generator().manual_seed(5)
 
@@ -107,7 +109,9 @@ def _cands(names, ties=()):
     return SimpleNamespace(library=parse_terms(", ".join(names), "t,x", "u"), ties=list(ties))
 
 
-def test_check_refits_the_two_weakest_determined_terms_and_leaves_the_surrogate(monkeypatch):
+def test_check_refits_the_two_weakest_determined_terms_and_leaves_the_surrogate(
+    monkeypatch, marked
+):
     names = ["u", "u^2", "u_x", "u_xx", "u_xxx"]
     losses = {("u", "u^2", "u_x", "u_xx"): 0.0100, ("u", "u^2", "u_xx"): 0.01002,
               ("u", "u^2", "u_x"): 0.0120}  # fmt: skip
@@ -121,7 +125,7 @@ def test_check_refits_the_two_weakest_determined_terms_and_leaves_the_surrogate(
         state.data._gen.manual_seed(99)
         return losses.get(key, 0.02), [0.1 * (i + 1) for i in range(len(cols))], None
 
-    monkeypatch.setattr(_refit, "_refit", fake)
+    monkeypatch.setattr(_refit, "_refit", marked(fake))
     record = _record()
     state = _state([record])
     before = state.surrogate.weight.detach().clone()
@@ -257,7 +261,7 @@ def test_a_function_the_data_do_not_prefer_changes_nothing(value):
     assert record.refits == {"u -> sin(u)": value}
 
 
-def test_check_returns_a_swap_the_data_fit_better_and_judges_it(monkeypatch):
+def test_check_returns_a_swap_the_data_fit_better_and_judges_it(monkeypatch, marked):
     names = ["u", "u^2", "u_x", "u_xx", "sin(u)", "sin(0.1*u)", "d_x(sin(u))", "u_x^2"]
     calls = []
     rng = np.random.default_rng(0)
@@ -274,7 +278,7 @@ def test_check_returns_a_swap_the_data_fit_better_and_judges_it(monkeypatch):
         loss = better.get(key, 0.0101 if len(key) == 4 else 0.0200)
         return loss, [0.1, -0.2, 0.3, 0.05][: len(cols)], (G[:, : len(cols)], b)
 
-    monkeypatch.setattr(_refit, "_refit", fake)
+    monkeypatch.setattr(_refit, "_refit", marked(fake))
     record = _record()
     state = _state([record])
     lhs = parse_terms("u_t", "t,x", "u")[0]
@@ -564,7 +568,7 @@ def test_the_next_power_of_a_determined_power_series_is_refitted_added(
     ("swap_loss", "verdicts"), [(0.01001, "uncertain"), (0.0101, "determined")]
 )
 def test_a_power_alone_must_beat_the_next_power_in_refits_of_power_epochs(
-    monkeypatch, swap_loss, verdicts
+    monkeypatch, marked, swap_loss, verdicts
 ):
     """The nonlinear diffusion variant (0.08 d_xx(u³) at σ 0.1, seed 1) came back as
     0.130 d_xx(u²), determined: the cube in its place fit worse by 13.5 after 50 epochs and
@@ -580,7 +584,7 @@ def test_a_power_alone_must_beat_the_next_power_in_refits_of_power_epochs(
             return swap_loss, [-0.1, 0.08], None
         return (0.01 if len(key) == 2 else 0.5), [-0.1, 0.13][: len(cols)], None
 
-    monkeypatch.setattr(_refit, "_refit", fake)
+    monkeypatch.setattr(_refit, "_refit", marked(fake))
     record = FitRecord(
         lhs="u_t", residual=0.01, method="mstls+tls",
         intervals={"u": [-0.11, -0.09], "d_xx(u^2)": [0.12, 0.14]},
@@ -634,7 +638,7 @@ def test_another_fields_derivative_is_offered_the_own_fields():
     [(0.01001, "u_xx"), (0.0099, "u_xx"), (0.0101, "v_xx")],
 )
 def test_the_own_fields_derivative_the_data_fit_as_well_is_returned(
-    monkeypatch, own_loss, returned
+    monkeypatch, marked, own_loss, returned
 ):
     """FitzHugh–Nagumo's u_t with v_xx for its u_xx: where the data fit u_xx in its place as
     well (likelihood ratio 2000·1e-5/0.01 = 2 worse) or better, the equation returned has
@@ -651,7 +655,7 @@ def test_the_own_fields_derivative_the_data_fit_as_well_is_returned(
         loss = own_loss if "u_xx" in key else (0.01 if len(key) == 4 else 0.5)
         return loss, [1.1, -0.36, -0.9, 0.8][: len(cols)], (G[:, : len(cols)], b)
 
-    monkeypatch.setattr(_refit, "_refit", fake)
+    monkeypatch.setattr(_refit, "_refit", marked(fake))
     record = FitRecord(
         lhs="u_t", residual=0.01, method="mstls+tls",
         intervals={t: [c * 0.9, c * 1.1] if c > 0 else [c * 1.1, c * 0.9]
@@ -684,7 +688,7 @@ def test_the_own_fields_derivative_the_data_fit_as_well_is_returned(
         assert "so the equation returned has its own field's u_xx; both stay uncertain" in text
 
 
-def test_a_returned_swap_gives_way_to_a_swap_the_data_fit_as_well(monkeypatch):
+def test_a_returned_swap_gives_way_to_a_swap_the_data_fit_as_well(monkeypatch, marked):
     """As the Swift–Hohenberg variant at σ 0.2 (tuning half, seed 1): the data fit u³ added
     better (returned), and then u_xx in place of d_xx(sin u) as well: the equation returned
     has both, d_xx(sin u) and u_xx uncertain, and the warning says both steps."""
@@ -704,7 +708,7 @@ def test_a_returned_swap_gives_way_to_a_swap_the_data_fit_as_well(monkeypatch):
             loss = 0.008 if "d_xx(sin(u))" in key else 0.00801  # u³ added: better by 400
         return loss, [refitted[t.short()] for t in cols], (G[:, : len(cols)], b)
 
-    monkeypatch.setattr(_refit, "_refit", fake)
+    monkeypatch.setattr(_refit, "_refit", marked(fake))
     record = FitRecord(
         lhs="u_t", residual=0.2, method="mstls+tls",
         intervals={t: [c * 1.1, c * 0.9] if c < 0 else [c * 0.9, c * 1.1]
@@ -735,3 +739,35 @@ def test_a_returned_swap_gives_way_to_a_swap_the_data_fit_as_well(monkeypatch):
         "equation returned has the simpler u_xx; both stay uncertain. The weak form selected "
         "u_t = -0.67*u + 0.53*u^2 + 0.15*d_xx(sin(u))."
     )
+
+
+def test_a_refit_read_on_the_way_equals_a_shorter_refit(monkeypatch):
+    """The own refit at REFIT_EPOCHS is read from the POWER_EPOCHS run (``marks``): the
+    same steps, so the same numbers as a run of that length."""
+    from symweak.discover.network import _refitting
+
+    torch.manual_seed(0)
+    points = torch.linspace(-1, 1, 50)[:, None]
+    target = torch.sin(3 * points)
+    surrogate = torch.nn.Sequential(torch.nn.Linear(1, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+    data = SimpleNamespace(
+        loss=lambda: ((surrogate(points) - target) ** 2).mean(),
+        predictions=lambda *a: surrogate(points), target=target, scale=1.0,
+    )  # fmt: skip
+    state = SimpleNamespace(surrogate=surrogate, data=data)
+    start = {k: v.clone() for k, v in surrogate.state_dict().items()}
+
+    def weak(state, cands, e, columns):  # a weak form of one column, solved every step
+        G = surrogate(points).double()
+        coefs = torch.linalg.lstsq(G, (points**2).double()).solution[:, 0]
+        return ((G @ coefs - points[:, 0] ** 2) ** 2).sum(), coefs, G, points[:, 0]
+
+    monkeypatch.setattr(_refitting, "_weak", weak)
+    monkeypatch.setattr(_refitting, "_Columns", lambda *a: None)
+    marks = {7: None, 20: None, 40: None}  # 40: longer than the run, not read
+    long = _refitting._refit(state, None, 0, [], start, 1.0, 20, marks)
+    short = _refitting._refit(state, None, 0, [], start, 1.0, 7)
+    assert marks[7][:2] == short[:2]
+    assert marks[20] is None and marks[40] is None
+    assert long[:2] == _refitting._refit(state, None, 0, [], start, 1.0, 20)[:2]
+    assert long[0] != short[0]

@@ -77,19 +77,13 @@ from __future__ import annotations
 
 import logging
 
-import torch
-
 from ..._seeds import child_seed
-from ..._trainer import adam
-from ...compile import compile_expressions
 from ...ir import Equation
-from .._library import distinct_functions
 from .._pointwise import contradicted, time_series_check
 from .._posed import ill_posed, observed_once
 from .._settings import (
     ADDED_CHI2,
     ADDED_LAMBDA,
-    LR_JOINT_SURROGATE,
     REFIT_CHI2,
     REFIT_LAMBDA,
     SHAPE_TOL_MIN,
@@ -97,11 +91,11 @@ from .._settings import (
 from ._adopt import adopt, explains_more, weak_form_prefers
 from ._extract import shape_tolerance
 from ._recorded import swapped, verdict
+from ._refitting import REFIT_EPOCHS, _refit
 from ._strong import evaluator, readable
 from ._substituted import substituted
 from ._swaps import NEIGHBOUR, OWN, READABLE, RETURNED_ON_TIE, additions, specific
 from ._swaps import swaps as offered
-from ._tune import _lstsq
 from ._warmup import noise_ratio
 
 __all__ = [
@@ -116,8 +110,6 @@ __all__ = [
 
 log = logging.getLogger("symweak")
 
-#: epochs of each refit (from the final fit's checkpoint)
-REFIT_EPOCHS = 50
 #: epochs of a power's refits with the next power in its place (``NEIGHBOUR``; at most
 #: ``tune_epochs``): from the checkpoint the selected power's surrogate is slow to leave
 #: (the nonlinear diffusion variant built for tuning, 0.08 d_xx(u³) at σ 0.1, seed 1,
@@ -132,58 +124,6 @@ REFIT_TERMS = 2
 #: noise where each follows the data; else what the data "fit better" is the surrogate's:
 #: Swift–Hohenberg 6.4 on clean points, 1.99 at σ = 0.1; FitzHugh–Nagumo 0.33 at σ = 0.1)
 FOLLOWS = 1.5
-
-
-class _Columns:
-    """Candidate terms alone (library terms or the neighbouring powers of :func:`_swaps`):
-    their distinct functions compiled on their own (the library's module evaluates every F
-    of the library, a refit needs a few), each term's function and multi-index."""
-
-    def __init__(self, state, cands, terms: list) -> None:
-        funcs, index = distinct_functions(terms)
-        inputs = cands.functions.inputs
-        self.functions = compile_expressions(funcs, inputs, trainable=False).to(state.device)
-        self.index = [index[t.F] for t in terms]
-        self.alphas = [t.orders(state.problem.obs.coord_names) for t in terms]
-
-
-def _weak(state, cands, e: int, columns: _Columns):
-    """(residual of equation ``e`` on ``columns`` relative to ‖b‖², coefficients, G, b) on
-    this run's own surrogate, only those columns integrated; the coefficients by the
-    tuning phase's column-scaled least squares."""
-    axes = state.quad.axes
-    U64 = state.mean_grid(axes, members=False).double()
-    J = cands.jet_values(state, axes, False)
-    inputs = [*U64.unbind(-1), *(J.unbind(-1) if J is not None else ())]
-    values = torch.movedim(columns.functions(*inputs), -1, 0)
-    G = state.asm64.integrate(values[columns.index], columns.alphas)
-    i = state.field_index[e]
-    b = state.asm64.integrate(U64[..., i][None], [state.lhs_alphas[e]])[:, 0]
-    coefs = _lstsq(G, b)
-    return ((G @ coefs - b) ** 2).sum() / state.b_norm[e].double(), coefs, G, b
-
-
-def _refit(
-    state, cands, e: int, terms: list, start: dict, weight=REFIT_LAMBDA, epochs=REFIT_EPOCHS
-):
-    """Train the surrogate from ``start`` for ``epochs`` on the data and equation ``e``'s
-    weak form on ``terms`` (its loss times ``weight``): (data loss on every training point,
-    coefficients at the end, and that weak form's G and b)."""
-    data = state.data
-    columns = _Columns(state, cands, terms)
-    state.surrogate.load_state_dict(start)
-    state.surrogate.train()
-    opt = adam(state.surrogate.parameters(), lr=LR_JOINT_SURROGATE)
-    for _ in range(epochs):
-        opt.zero_grad(set_to_none=True)
-        weak = _weak(state, cands, e, columns)[0]
-        loss = data.loss() + weight * weak.float()
-        loss.backward()
-        opt.step()
-    with torch.no_grad():
-        diff = (data.predictions(None, None) - data.target) / data.scale
-        _, coefs, G, b = _weak(state, cands, e, columns)
-    return float((diff * diff).mean()), coefs.tolist(), (G.cpu().numpy(), b.cpu().numpy())
 
 
 def _weights(adding: bool) -> tuple:
@@ -233,11 +173,9 @@ def _judge(state, cands, e: int, record, start, lib: dict, seen, selected=None, 
     drops, swaps = _planned(record, lib, seen, adopt and not ties, ill)
     if not drops and not swaps:
         return None
-    with_loss, with_coefs, with_system = _refit(state, cands, e, [lib[t] for t in terms], start)
-    own = (with_coefs, with_system)  # the equation's own refit, for weak_form_prefers
-    # the equation's own refit at each weight and length
-    base = {(REFIT_LAMBDA, REFIT_EPOCHS): with_loss}
     longer = min(POWER_EPOCHS, state.config.training.tune_epochs)
+    base, (_, with_coefs, with_system) = _own(state, cands, e, terms, lib, start, swaps)
+    own = (with_coefs, with_system)  # the equation's own refit, for weak_form_prefers
 
     def statistic(support: list, how=(REFIT_LAMBDA, REFIT_EPOCHS)) -> tuple[float, list, tuple]:
         if how not in base:
@@ -293,6 +231,24 @@ def _judge(state, cands, e: int, record, start, lib: dict, seen, selected=None, 
         if not verify or _explains(state, cands, e, start, best[3], equation):
             return _adopted(state, cands, e, record, start, lib, seen, best, selected, ties)
     return None
+
+
+def _own(state, cands, e: int, terms: list, lib: dict, start: dict, swaps: list):
+    """The equation's own refit: ({(weight, epochs): data loss}, what :func:`_refit`
+    returns at ``REFIT_EPOCHS``). Where a power's neighbour is refitted (``POWER_EPOCHS``,
+    at most ``tune_epochs``) both lengths come from one run, if every step sees all the
+    points (the batches drawn stay those of two runs)."""
+    longer = min(POWER_EPOCHS, state.config.training.tune_epochs)
+    own, marks = [lib[t] for t in terms], {REFIT_EPOCHS: None}
+    whole = state.data.max_points is None
+    if whole and longer > REFIT_EPOCHS and any(tie == NEIGHBOUR for *_, tie in swaps):
+        how = (REFIT_LAMBDA, longer)
+        base = {how: _refit(state, cands, e, own, start, *how, marks)[0]}
+        fit = marks[REFIT_EPOCHS]
+    else:
+        base, fit = {}, _refit(state, cands, e, own, start)
+    base[(REFIT_LAMBDA, REFIT_EPOCHS)] = fit[0]
+    return base, fit
 
 
 def _unsettled(lhs: str, unconverged) -> bool:
