@@ -71,6 +71,33 @@ def test_diffusion_the_data_would_see_is_excluded_or_determined_as_any_term():
     }
 
 
+def test_a_diffusion_the_held_out_rows_favour_is_uncertain_below_unseen():
+    """Noise 0.03 and column 2 three units of complexity: 0.01 of it lowers the held-out
+    misfit clearly (FAVOURED standard deviations) but does not pay its penalty; its floor
+    (0.034) holds under UNSEEN of b. Absent (0), it stays excluded, and so does −0.01 of it
+    where it is a diffusion (``damping``)."""
+    weights = [1, 1, 3, 1, 1]
+    G, b = _system(0.01, 0.03)
+    plain = judge(G, b, [0], seed=0, complexity=weights)
+    assert plain.verdicts == {0: "determined"}
+    floor = plain.excluded[2]
+    assert floor == pytest.approx(0.0338, abs=5e-4)
+    assert _part(G, b, 2, floor) < UNSEEN
+    found = judge(G, b, [0], seed=0, complexity=weights, diffusion=DIFFUSION)
+    assert found.verdicts == {0: "determined", 2: "uncertain"}
+    assert found.floors == {2: pytest.approx(floor)}
+    assert [(a.support, a.reason) for a in found.alternatives] == [((0,), "fit"), ((0, 2), "floor")]
+    G, b = _system(0.0, 0.03)
+    found = judge(G, b, [0], seed=0, complexity=weights, diffusion=DIFFUSION)
+    assert found.verdicts == {0: "determined"}
+    assert 2 in found.excluded
+    # a diffusion (``damping``) is favoured only with the sign that damps
+    for size, verdicts in ((0.01, {0: "determined", 2: "uncertain"}), (-0.01, {0: "determined"})):
+        G, b = _system(size, 0.03)
+        kw = {"complexity": weights, "diffusion": DIFFUSION, "damping": [2]}
+        assert judge(G, b, [0], seed=0, **kw).verdicts == verdicts
+
+
 def test_diffusion_columns_name_each_axis_and_the_terms_that_damp_along_it():
     """Even total orders along the axis damp (u_xx, d_xx(u²), u_xy, u_xxxx, d_xx(u·v)), as
     does a derivative inside F (u_y²); odd orders only carry or disperse (u_x, d_x(u²),

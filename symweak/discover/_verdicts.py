@@ -115,7 +115,8 @@ def judge_equation(
         seed=seed,
         apart=apart,
         start=start,
-        diffusion={**diffusion_columns(lhs, lib), **settle, **needed},
+        diffusion={**(damping := diffusion_columns(lhs, lib)), **settle, **needed},
+        damping=list(damping),
         carried=carry,
         needed=list(needed),
     )

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._halves import _Halves
 from ._negligible import drop_negligible
-from ._sparse import LOG_FLOOR, LOG_PENALTY, _check
+from ._sparse import _check
 
 __all__ = ["Alternative", "Judgement", "judge"]
 
@@ -37,11 +38,6 @@ REACH = 1.0
 MAX_ALTERNATIVES = 8
 #: neighbourhood steps from the chosen support
 STEPS = 2
-#: a term added to the best support whose coefficient moves by more than this (standard
-#: deviation over the halves, as a part of the left-hand side: |ξ_t|·‖G_t‖/‖b‖) is one the
-#: data cannot exclude even though it explains nothing more: other terms of the support
-#: stand in for it (u³ beside u and u² on data in [0, 1])
-COLLINEAR = 0.3
 #: a diffusion term (``diffusion`` of :func:`judge`) left out of an equation that damps nothing
 #: is uncertain when the data could hold it unseen at this part of ‖b‖ (its floor's |ξ|·‖G_j‖)
 UNSEEN = 0.05
@@ -76,91 +72,6 @@ class Judgement:
     alternatives: list[Alternative]
     floors: dict[int, float] = field(default_factory=dict)
     excluded: dict[int, float] = field(default_factory=dict)
-
-
-class _Halves:
-    """Per-half sufficient statistics of the unit-norm-scaled system."""
-
-    def __init__(self, G, b, resamples: int, seed: int):
-        self.scale = np.linalg.norm(G, axis=0)
-        self.scale[self.scale == 0] = 1.0
-        nb = np.linalg.norm(b) or 1.0
-        self.nb = nb
-        Gs, bs = G / self.scale, b / nb
-        K = G.shape[0]
-        rng = np.random.default_rng(seed)
-        self.rows = [rng.permutation(K)[: max(K // 2, 1)] for _ in range(resamples)]
-        self.A = np.stack([Gs[r].T @ Gs[r] for r in self.rows])
-        self.v0 = np.stack([Gs[r].T @ bs[r] for r in self.rows])
-        self.bb0 = np.array([bs[r] @ bs[r] for r in self.rows])
-        self.pinv = np.stack([np.linalg.pinv(a, rcond=1e-12, hermitian=True) for a in self.A])
-        self.Gs, self.bs = Gs, bs
-        self.shift(None, 0.0)
-
-    def base_stats(self, base: np.ndarray, col: int | None) -> tuple:
-        """Per half: Gᵀ base, baseᵀ base and G_colᵀ base (what :meth:`shift` needs of a
-        ``base``; computed once where many sizes c are tried on the same one)."""
-        v = np.stack([self.Gs[r].T @ base[r] for r in self.rows])
-        bb = np.array([base[r] @ base[r] for r in self.rows])
-        cross = None if col is None else np.array([self.Gs[r, col] @ base[r] for r in self.rows])
-        return v, bb, cross
-
-    def shift(self, base: np.ndarray | None, c: float, col: int | None = None, stats=None) -> None:
-        """Use b' = base + c·G_col (scaled units; ``base`` None: the data's own b);
-        ``stats``: :meth:`base_stats` of ``base`` and ``col``, when already computed."""
-        if base is None:
-            self.v, self.bb = self.v0, self.bb0
-        else:
-            v, bb, cross = stats if stats is not None else self.base_stats(base, col)
-            if col is not None and c:
-                v = v + c * self.A[:, :, col]
-                bb = bb + 2 * c * cross + c * c * self.A[:, col, col]
-            self.v, self.bb = v, bb
-        explained = np.einsum("ki,kij,kj->k", self.v, self.pinv, self.v)
-        self.rss_full = np.maximum(self.bb - explained, 0.0)
-        self.fitted = np.sqrt(np.maximum(explained, 1e-300))
-        self.floor = np.maximum(0.1 * np.sqrt(self.rss_full) / self.fitted, LOG_FLOOR)
-
-    def _solve(self, s: list) -> np.ndarray:
-        """Least-squares coefficients (scaled units) of support ``s`` on every half."""
-        A = self.A[:, s][:, :, s]
-        v = self.v[:, s]
-        try:
-            return np.linalg.solve(A, v[..., None])[..., 0]
-        except np.linalg.LinAlgError:
-            return np.stack([np.linalg.lstsq(a, y, rcond=None)[0] for a, y in zip(A, v)])
-
-    def scores(self, support: Sequence[int], weight: float) -> np.ndarray:
-        """The log criterion of ``support`` on every half."""
-        s = list(support)
-        rss = self.bb - np.einsum("ki,ki->k", self._solve(s), self.v[:, s]) if s else self.bb
-        misfit = np.sqrt(np.maximum(rss - self.rss_full, 0.0)) / self.fitted
-        return np.log(misfit + self.floor) + LOG_PENALTY * weight
-
-    def spread(self, support: Sequence[int], j: int) -> float:
-        """Standard deviation over the halves of column ``j``'s coefficient in ``support``'s
-        fit, as a part of the left-hand side (scaled units)."""
-        s = list(support)
-        return float(self._solve(s)[:, s.index(j)].std(ddof=1))
-
-    def loose(self, support: Sequence[int], j: int) -> bool:
-        """Whether the data leave column ``j``'s coefficient loose beside ``support`` (its
-        spread over the halves at least :data:`COLLINEAR`): the others stand in for it."""
-        return self.spread(sorted({*support, j}), j) >= COLLINEAR
-
-    def held_out(self, support: Sequence[int]) -> float:
-        """Mean relative misfit on the other half of each half the support is fitted on."""
-        s = list(support)
-        if not s:
-            return 1.0
-        K = self.Gs.shape[0]
-        out = []
-        for r in self.rows:
-            rest = np.setdiff1d(np.arange(K), r)
-            xi, *_ = np.linalg.lstsq(self.Gs[r][:, s], self.bs[r], rcond=None)
-            nb = np.linalg.norm(self.bs[rest]) or 1.0
-            out.append(np.linalg.norm(self.Gs[rest][:, s] @ xi - self.bs[rest]) / nb)
-        return float(np.mean(out))
 
 
 def _neighbours(support: tuple, S: int, keep: set) -> set:
@@ -272,6 +183,7 @@ def judge(
     diffusion: Mapping[int, Sequence[int]] | None = None,
     carried: Mapping[int, Sequence[int]] | None = None,
     needed: Sequence[int] = (),
+    damping: Sequence[int] = (),
 ) -> Judgement:
     """The alternatives to ``chosen`` (column indices) on ``G ξ = b``, a verdict per column
     that appears in any of them, and the detection floor of each column not determined
@@ -286,7 +198,9 @@ def judge(
     ``diffusion``: ``{j: columns}``, column j a regularising term (a diffusion; a dispersion)
     and ``columns`` the terms that settle it (:func:`_unseen`); ``carried``: ``{j: columns}``
     of which an alternative must hold one for j to count; ``needed``: those j that count at
-    any size (an amplifying equation's damping term; all need ``floors``)."""
+    any size (an amplifying equation's damping term; all need ``floors``); ``damping``:
+    those j that the held-out rows favour only with a positive coefficient (a diffusion:
+    clean FitzHugh–Nagumo's v_t favoured −0.016 v_xx, a surrogate's artefact)."""
     G, b = _check(G, b)
     S = G.shape[1]
     weights = np.ones(S) if complexity is None else np.asarray(complexity, dtype=float)
@@ -316,7 +230,7 @@ def judge(
     verdicts = {j: ("determined" if j in common else "uncertain") for j in sorted(union)}
     out = Judgement(verdicts, alternatives)
     if floors:
-        unseen = (diffusion, carried, {int(j) for j in needed})
+        unseen = (diffusion, carried, {int(j) for j in needed}, {int(j) for j in damping})
         _floors(out, halves, G, b, (best, union, common), weights, reach, scored, unseen)
     return out
 
@@ -336,7 +250,13 @@ def _floors(out, halves, G, b, found, weights, reach, scored, unseen) -> None:
         if j not in union and np.any(G[:, j])  # an all-zero column says nothing
     }
     part = {j: f * halves.scale[j] / halves.nb for j, f in hidden.items()}
-    for j in _unseen(*unseen, union, part):
+    diffusion, carried, needed, damping = unseen
+
+    def favoured(j: int) -> bool:
+        positive = j not in damping or _coef(G, b, sorted({*best, j}))[j] > 0
+        return positive and halves.favoured(best, j)
+
+    for j in _unseen(diffusion, carried, needed, union, part, favoured):
         wider = tuple(sorted(set(best) | {j}))
         diffs = _score(halves, weights, wider, scored) - scored[best]
         out.alternatives.append(
@@ -350,14 +270,17 @@ def _floors(out, halves, G, b, found, weights, reach, scored, unseen) -> None:
     out.excluded = {j: hidden[j] for j in sorted(hidden, key=lambda j: (-part[j], j))}
 
 
-def _unseen(diffusion, carried, needed: set, union: set, part: dict) -> list:
+def _unseen(diffusion, carried, needed: set, union: set, part: dict, favoured=None) -> list:
     """The regularising columns j left out of an equation that nothing in any alternative
     settles (no column of ``diffusion[j]``; where ``carried`` names j, one of its columns
     is in an alternative) which the data could hold unseen at :data:`UNSEEN` of the
-    left-hand side or more (any, for j in ``needed``). A diffusion beside a reaction, a flux
+    left-hand side or more (any, for j in ``needed`` or where ``favoured(j)``: the held-out
+    rows favour it). A diffusion beside a reaction, a flux
     or a dispersion (nothing damps) and a dispersion beside a flux alone are what noisy
     data lose first (tanh damping at σ 0.2: u_xx holds 3 % of u_t and could hold 10 %
-    unseen), and an equation without them is no settled answer."""
+    unseen), and an equation without them is no settled answer. KdV–Burgers with a weak
+    diffusion (0.03 u_xx, σ 0.1, seed 0): u_xx fitted at 0.031 lowers the held-out misfit by
+    a quarter, below its detection floor 0.049 and under 5 % of u_t."""
     if not diffusion:
         return []
     carried = carried or {}
@@ -365,7 +288,7 @@ def _unseen(diffusion, carried, needed: set, union: set, part: dict) -> list:
         int(j)
         for j, cols in diffusion.items()
         if j in part
-        and (part[j] >= UNSEEN or j in needed)
+        and (part[j] >= UNSEEN or j in needed or (favoured is not None and favoured(j)))
         and not union & set(cols)
         and (j not in carried or union & set(carried[j]))
     ]
