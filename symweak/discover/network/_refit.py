@@ -174,7 +174,9 @@ def _judge(state, cands, e: int, record, start, lib: dict, seen, selected=None, 
     if not drops and not swaps:
         return None
     longer = min(POWER_EPOCHS, state.config.training.tune_epochs)
-    base, (_, with_coefs, with_system) = _own(state, cands, e, terms, lib, start, swaps)
+    base, (_, with_coefs, with_system) = _own(
+        state, cands, e, [lib[t] for t in terms], start, swaps, longer
+    )
     own = (with_coefs, with_system)  # the equation's own refit, for weak_form_prefers
 
     def statistic(support: list, how=(REFIT_LAMBDA, REFIT_EPOCHS)) -> tuple[float, list, tuple]:
@@ -233,13 +235,12 @@ def _judge(state, cands, e: int, record, start, lib: dict, seen, selected=None, 
     return None
 
 
-def _own(state, cands, e: int, terms: list, lib: dict, start: dict, swaps: list):
-    """The equation's own refit: ({(weight, epochs): data loss}, what :func:`_refit`
-    returns at ``REFIT_EPOCHS``). Where a power's neighbour is refitted (``POWER_EPOCHS``,
-    at most ``tune_epochs``) both lengths come from one run, if every step sees all the
-    points (the batches drawn stay those of two runs)."""
-    longer = min(POWER_EPOCHS, state.config.training.tune_epochs)
-    own, marks = [lib[t] for t in terms], {REFIT_EPOCHS: None}
+def _own(state, cands, e: int, own: list, start: dict, swaps: list, longer: int):
+    """The equation's own refit (its terms ``own``): ({(weight, epochs): data loss}, what
+    :func:`_refit` returns at ``REFIT_EPOCHS``). Where a power's neighbour is refitted for
+    ``longer`` epochs both lengths come from one run, if every step sees all the points
+    (the batches drawn stay those of two runs)."""
+    marks = {REFIT_EPOCHS: None}
     whole = state.data.max_points is None
     if whole and longer > REFIT_EPOCHS and any(tie == NEIGHBOUR for *_, tie in swaps):
         how = (REFIT_LAMBDA, longer)
