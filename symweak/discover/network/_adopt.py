@@ -34,6 +34,8 @@ import numpy as np
 from ...ir import Equation
 from ...regress import bootstrap_intervals, term_complexity
 from .._settings import BOOTSTRAP_RESAMPLES, REFIT_CHI2
+from ._recorded import cutoff
+from ._swaps import GAP
 
 __all__ = ["adopt", "explains_more", "returned_terms", "said", "unexplained"]
 
@@ -250,6 +252,15 @@ def _swap_said(lhs: str, adopted: dict) -> str:
     """What one swap of :func:`said` did, in words (no full stop)."""
     where = " + ".join(adopted["replaced"])
     value = float(adopted["statistic"])
+    if adopted.get("gap"):  # two or more powers: they need more than one term
+        which = "the selected one" if value > 0 else f"{adopted['by']}"
+        bar = cutoff(GAP, len(adopted["replaced"]))
+        return (
+            f"{lhs}: the data fit {adopted['by']} in place of {where} as well ({which} fits "
+            f"better by a likelihood ratio of {abs(value):.3g}, below the {bar:.3g} that "
+            f"{len(adopted['replaced'])} terms need against one), so the equation returned "
+            f"has the one power {adopted['by']}; all stay uncertain"
+        )
     if adopted.get("tie") and value >= REFIT_CHI2:  # weak_form_prefers
         return (
             f"{lhs}: the data fit {where} better than {adopted['by']} in its place (likelihood "

@@ -8,6 +8,7 @@ import math
 
 from ...regress import MAX_ALTERNATIVES
 from .._settings import REFIT_CHI2
+from ._swaps import GAP
 
 __all__ = ["swapped", "verdict"]
 
@@ -57,19 +58,30 @@ def verdict(record, term: str, statistic: float, coef: float, without: dict) -> 
     return True
 
 
+def cutoff(tie, replaced: int) -> float:
+    """The statistic a swap of ``replaced`` terms must reach for the verdicts to stand
+    (:func:`swapped`)."""
+    if tie == GAP:
+        from scipy.stats import chi2
+
+        return float(chi2.ppf(0.999, replaced))
+    return REFIT_CHI2 if tie else -REFIT_CHI2
+
+
 def swapped(record, term, other: str, statistic: float, swap: dict, tie: bool = False) -> bool:
     """Record one swap of ``term`` (a term, or a tuple of terms replaced together) for
     ``other`` on ``record``: the statistic in ``record.refits`` under ``"term -> other"``.
     Below −``REFIT_CHI2`` (the data fit the swap better), or with ``tie`` below
-    ``REFIT_CHI2`` (as well: the replaced terms are the less readable model), all are
-    uncertain — the replaced terms' floors infinite (the other stands in for them) unless a
-    drop measured one, the
-    other's the one it was excluded above — and the ``swap`` equation an alternative.
+    ``REFIT_CHI2`` (as well: the replaced terms are the less readable model; for a
+    :data:`._swaps.GAP`, χ² at 99.9 % with as many degrees of freedom as terms replaced),
+    all are uncertain — the replaced terms' floors infinite (the other stands in for them)
+    unless a drop measured one, the other's the one it was excluded above — and the
+    ``swap`` equation an alternative.
     Returns whether the verdicts changed."""
     replaced = (term,) if isinstance(term, str) else tuple(term)
     key = f"{' + '.join(replaced)} -> {other}" if replaced else f"+ {other}"
     record.refits[key] = float(statistic)
-    if statistic >= (REFIT_CHI2 if tie else -REFIT_CHI2):
+    if statistic >= cutoff(tie, len(replaced)):
         return False
     for name in replaced:
         record.verdicts[name] = "uncertain"

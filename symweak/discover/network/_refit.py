@@ -90,11 +90,12 @@ from .._settings import (
 )
 from ._adopt import adopt, explains_more, weak_form_prefers
 from ._extract import shape_tolerance
+from ._recorded import cutoff as tie_cutoff
 from ._recorded import swapped, verdict
 from ._refitting import REFIT_EPOCHS, _refit
 from ._strong import evaluator, readable
 from ._substituted import substituted
-from ._swaps import NEIGHBOUR, OWN, READABLE, RETURNED_ON_TIE, additions, specific
+from ._swaps import GAP, NEIGHBOUR, OWN, READABLE, RETURNED_ON_TIE, additions, specific
 from ._swaps import swaps as offered
 from ._warmup import noise_ratio
 
@@ -207,7 +208,8 @@ def _judge(state, cands, e: int, record, start, lib: dict, seen, selected=None, 
                 "%.3g): uncertain", lhs, "better" if value < -REFIT_CHI2 else "as well",
                 other.short(), " + ".join(replaced), abs(value),
             )  # fmt: skip
-        cutoff = REFIT_CHI2 if tie in RETURNED_ON_TIE else -(REFIT_CHI2 if replaced else ADDED_CHI2)
+        cutoff = -(REFIT_CHI2 if replaced else ADDED_CHI2)
+        cutoff = tie_cutoff(tie, len(replaced)) if tie in RETURNED_ON_TIE else cutoff
         weak = tie == READABLE and value >= cutoff  # the data prefer an uncertain function
         if value < cutoff or (
             weak and weak_form_prefers(record, replaced, other, (coefs, system), own)
@@ -308,8 +310,8 @@ def _adopted(
     value, replaced, other, support, coefs, (G, b), (with_loss, how), tie = best
     # as well, not better (a readable swap the data fit better is returned as any other):
     # the selected equation stays an alternative
-    own = tie == OWN
-    tie = tie in RETURNED_ON_TIE and value > -REFIT_CHI2
+    own, kind = tie == OWN, tie
+    tie = tie in RETURNED_ON_TIE and value > -REFIT_CHI2  # returned as well, not better
     lib = {**lib, other.short(): other}
     n, mine = len(state.data), {t.short() for t in support}
     swap_loss = with_loss * (1.0 + value / n)
@@ -335,11 +337,13 @@ def _adopted(
     )  # fmt: skip
     if tie and own:  # for the warning: the own field's derivative, not a simpler function
         record.adopted["own"] = True
+    if tie and kind == GAP:  # for the warning: one power in place of several
+        record.adopted["gap"] = True
     log.info(
         "symweak: %s: the data fit %s %s %s (likelihood ratio %.3g): returned",
         record.lhs, other.short(),
         f"in place of {' + '.join(replaced)}" if replaced else "added",
-        "as well" if tie else "better", -value,
+        "as well" if tie else "better", abs(value) if tie else -value,
     )  # fmt: skip
     if again:
         record.adopted = {**first, "then": record.adopted}
