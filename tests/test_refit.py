@@ -487,6 +487,31 @@ def test_a_swap_the_data_fit_better_is_shown_as_such():
     assert "  1 %  +6.226  u_t = 0.0201*d_xx(u^3)  (fits the data better)" in summary
 
 
+@pytest.mark.parametrize(("statistic", "changed"), [(12.47, True), (13.9, False)])
+def test_powers_with_a_gap_must_beat_the_power_between_them_by_chi2_of_two(statistic, changed):
+    """The porous medium's 0.2 d_xx(u²) (σ 0.1, seed 2) came back as 0.193 u_xx + 0.068
+    d_xx(u³); the pair fit the data better than 0.197 d_xx(u²) alone by 12.47, under the
+    13.82 (χ² with two degrees of freedom at 99.9 %) two terms need against one."""
+    record = _returned({"u_xx": 0.193, "d_xx(u^3)": 0.068})
+    swap = {"d_xx(u^2)": 0.197}
+    pair = ("u_xx", "d_xx(u^3)")
+    assert swapped(record, pair, "d_xx(u^2)", statistic, swap, tie=GAP) is changed
+    assert record.refits == {"u_xx + d_xx(u^3) -> d_xx(u^2)": statistic}
+    if changed:
+        assert record.verdicts == dict.fromkeys([*pair, "d_xx(u^2)"], "uncertain")
+        assert record.alternatives[1]["terms"] == swap
+    else:
+        assert record.verdicts == dict.fromkeys(pair, "determined")
+    adopted = {"replaced": list(pair), "by": "d_xx(u^2)", "statistic": 12.47,
+               "selected": {"u_xx": 0.193, "d_xx(u^3)": 0.068}, "tie": True, "gap": True}  # fmt: skip
+    assert _adopt.said("u_t", adopted) == (
+        "u_t: the data fit d_xx(u^2) in place of u_xx + d_xx(u^3) as well (the selected one "
+        "fits better by a likelihood ratio of 12.5, below the 13.8 that 2 terms need against "
+        "one), so the equation returned has the one power d_xx(u^2); all stay uncertain. The "
+        "weak form selected u_t = 0.193*u_xx + 0.068*d_xx(u^3)."
+    )
+
+
 def test_a_function_the_equations_own_powers_complete_is_not_curved():
     """Allen–Cahn (u − u³ + u_xx, |u| ≤ 1, clean) came back with u uncertain beside sin u:
     sin u = u − u³/6 + … is no other model there than u beside u³."""
