@@ -252,16 +252,7 @@ def _swap_said(lhs: str, adopted: dict) -> str:
     """What one swap of :func:`said` did, in words (no full stop)."""
     where = " + ".join(adopted["replaced"])
     value = float(adopted["statistic"])
-    if adopted.get("gap"):  # two or more powers: they need more than one term
-        which = "the selected one" if value > 0 else f"{adopted['by']}"
-        bar = cutoff(GAP, len(adopted["replaced"]))
-        return (
-            f"{lhs}: the data fit {adopted['by']} in place of {where} as well ({which} fits "
-            f"better by a likelihood ratio of {abs(value):.3g}, below the {bar:.3g} that "
-            f"{len(adopted['replaced'])} terms need against one), so the equation returned "
-            f"has the one power {adopted['by']}; all stay uncertain"
-        )
-    if adopted.get("tie") and value >= REFIT_CHI2:  # weak_form_prefers
+    if adopted.get("tie") and value >= REFIT_CHI2 and not adopted.get("gap"):  # weak form
         return (
             f"{lhs}: the data fit {where} better than {adopted['by']} in its place (likelihood "
             f"ratio {value:.3g}), but the weak form leaves less unexplained with "
@@ -271,10 +262,15 @@ def _swap_said(lhs: str, adopted: dict) -> str:
     if adopted.get("tie"):
         which = "the selected one" if value > 0 else f"{adopted['by']}"
         kept = "its own field's" if adopted.get("own") else "the simpler"
+        below, every = f"{REFIT_CHI2}", "both"
+        if adopted.get("gap"):  # several powers against one: their own cutoff
+            n = len(adopted["replaced"])
+            below = f"the {cutoff(GAP, n):.3g} that {n} terms need against one"
+            kept, every = "the one power", "all"
         return (
             f"{lhs}: the data fit {adopted['by']} in place of {where} as well ({which} fits "
-            f"better by a likelihood ratio of {abs(value):.3g}, below {REFIT_CHI2}), so the "
-            f"equation returned has {kept} {adopted['by']}; both stay uncertain"
+            f"better by a likelihood ratio of {abs(value):.3g}, below {below}), so the "
+            f"equation returned has {kept} {adopted['by']}; {every} stay uncertain"
         )
     how = f"{adopted['by']} in place of {where}" if where else "the equation"
     how += " better" if where else f" better with {adopted['by']} added"
