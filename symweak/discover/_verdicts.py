@@ -24,16 +24,19 @@ from ._settings import BOOTSTRAP_RESAMPLES, INTERVAL_NOISE_SHARE, INTERVAL_PRECI
 from ._settling import diffusion_columns, dispersion_columns, regularising_columns
 
 __all__ = [
+    "AGREE",
     "NOTHING_DETERMINED",
     "RICHER",
     "agree_ties",
     "diffusion_columns",
     "dispersion_columns",
     "judge_equation",
+    "mark_richer",
     "merge_judgement",
     "merge_untuned",
     "printed_terms",
     "record_uncertainty",
+    "richer_fronts",
     "split_interval",
     "widen_to_precision",
 ]
@@ -53,6 +56,11 @@ NOTHING_DETERMINED = 0.5
 RICHER = 0.25
 #: ... and a drop of at least this part of the left-hand side (under 1 %: the surrogate's)
 RICHER_DROP = 0.01
+#: a returned term stays determined beside richer equations only where each holds it
+#: within this factor of its coefficient, same sign (λ–ω's v_t = −0.74 u at σ 0.2, seed 2:
+#: every richer equation holds u, the best at −0.15 beside −0.94 u²v − 0.60 u³; on the
+#: limit cycle, r² ≈ 1, u stands in for the cubic terms)
+AGREE = 2.0
 
 
 def widen_to_precision(equations, fits, noise: float = 0.0) -> None:
@@ -130,7 +138,7 @@ def judge_equation(
         record.verdicts = {n: "uncertain" for term in names for n in term}
         found.excluded = {}
     elif record.pareto:
-        better = _richer(record, {t.short(): names[j] for j, t in enumerate(lib)})
+        better = mark_richer(record, {t.short(): names[j] for j, t in enumerate(lib)})
     shown = None
     if rhs is not None:
         shown = {t.short(): float(c) for t, c in Equation(lhs, rhs).coefficients.items()}
@@ -222,9 +230,9 @@ def merge_judgement(record, other, reason: str) -> list[str]:
     return disputed
 
 
-def richer_fronts(front: list) -> tuple[dict | None, list]:
+def richer_fronts(front: list, share: float = RICHER) -> tuple[dict | None, list]:
     """(the returned equation's entry, the entries that fit markedly better) of a Pareto
-    front (``FitRecord.pareto``): held-out residual below ``RICHER`` of the returned one's
+    front (``FitRecord.pareto``): held-out residual below ``share`` of the returned one's
     and at least ``RICHER_DROP`` less."""
     chosen = next((p for p in front if p.get("chosen")), None)
     if chosen is None:
@@ -233,23 +241,29 @@ def richer_fronts(front: list) -> tuple[dict | None, list]:
     better = [
         p
         for p in front
-        if float(p["held_out"]) < RICHER * r0 and r0 - float(p["held_out"]) >= RICHER_DROP
+        if float(p["held_out"]) < share * r0 and r0 - float(p["held_out"]) >= RICHER_DROP
     ]
     return chosen, better
 
 
-def _richer(record, printed: dict) -> list:
+def mark_richer(record, printed: dict, better: list | None = None, chosen=None) -> list:
     """Where the Pareto front holds equations that fit markedly better than the returned
-    one (:func:`richer_fronts`), the returned one is not what the data determine: a term
-    stays determined only if every such equation holds it, and their terms are uncertain
-    (no longer excluded). ``record.richer`` keeps the best of them for the warning.
+    one (:func:`richer_fronts`, or ``better``: those the data themselves fit better,
+    :mod:`.network._richer`), the returned one is not what the data determine: a term
+    stays determined only if every such equation holds it (within a factor ``AGREE``),
+    and their terms are uncertain (no longer excluded). ``record.richer`` keeps the best
+    of them for the warning.
     ``printed``: ``{term: {printed name: factor}}`` (a sum prints as its monomials).
+    ``chosen``: the returned equation's entry (its front entry by default).
     Returns those equations (front entries; none: empty)."""
-    chosen, better = richer_fronts(record.pareto)
-    if not better:
+    chosen = chosen or next((p for p in record.pareto if p.get("chosen")), None)
+    if better is None:
+        chosen, better = richer_fronts(record.pareto)
+    if not better or chosen is None:
         return []
     split = lambda p: [n for t in p["terms"] for n in printed.get(t, {t: 1.0})]  # noqa: E731
     everywhere = set(split(chosen)).intersection(*map(split, better))
+    everywhere = {n for n in everywhere if all(_agrees(chosen, p, n) for p in better)}
     for p in better:  # in the front's order, simplest first: the same order every run
         for name in split(p):
             record.verdicts.setdefault(name, "uncertain")
@@ -265,6 +279,17 @@ def _richer(record, printed: dict) -> list:
         "count": len(better),
     }
     return better
+
+
+def _agrees(chosen: dict, richer: dict, name: str) -> bool:
+    """Whether the richer front entry holds the returned entry's term ``name`` within a
+    factor ``AGREE`` of its coefficient, same sign (a term printed under another name,
+    part of a sum, is not compared)."""
+    mine, theirs = chosen["terms"].get(name), richer["terms"].get(name)
+    if mine is None or theirs is None:
+        return True
+    mine, theirs = float(mine), float(theirs)
+    return mine * theirs > 0 and 1 / AGREE <= theirs / mine <= AGREE
 
 
 def _state(record, name: str) -> str | None:

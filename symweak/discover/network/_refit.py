@@ -93,6 +93,7 @@ from ._extract import shape_tolerance
 from ._recorded import cutoff as tie_cutoff
 from ._recorded import swapped, verdict
 from ._refitting import REFIT_EPOCHS, _refit
+from ._richer import richer_on_data
 from ._strong import evaluator, readable
 from ._substituted import substituted
 from ._swaps import GAP, NEIGHBOUR, OWN, READABLE, RETURNED_ON_TIE, additions, specific
@@ -393,6 +394,7 @@ def check(state, cands, equations: list) -> list:
                 continue
             found = _judge(state, cands, e, record, start, lib, seen, equations[e])
             equations[e] = found or equations[e]
+            richer_on_data(state, cands, e, record, start, lib, equations[e])
     finally:
         state.surrogate.load_state_dict(start)
         state.surrogate.eval()
