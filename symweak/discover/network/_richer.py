@@ -6,7 +6,7 @@ functions (:func:`.._verdicts.richer_fronts`). A noisy surrogate leaves more of 
 form to richer equations that fit its own errors, so that share is strict, and a single
 stand-in for a structure the data hold came back determined above it: λ–ω at σ 0.2
 (tuning half, seed 2) as u_t = 0.76 v (the cubic terms excluded, the front's best with
-them leaving 0.47 of its residual), Gray–Scott's v_t = 0.022 v + 0.002 v_xx (0.48).
+them leaving 0.29 of its residual), Gray–Scott's v_t = 0.022 v + 0.002 v_xx (0.48).
 
 So where the front's best leaves less than ``LOOSE`` of the returned equation's residual,
 the surrogate is refitted under it as under the returned equation (:func:`._refitting._refit`,
@@ -14,10 +14,10 @@ at both weak-form weights of an addition; the better ratio counts): where the da
 better by more than χ² at 99.9 % with as many degrees of freedom as it has terms the
 returned one lacks, the data hold more than the returned equation, and every front entry
 below ``LOOSE`` counts as a richer equation (:func:`mark_richer`): a returned term stays
-determined only where all of them hold it, and their terms are uncertain (λ–ω's u_t = 0.73 v
-at seed 3: the front's best, held by a ratio of 437, has 0.05 v; five terms without v
-leave 0.56). ``record.richer["ratio"]`` keeps the likelihood ratio. The returned equation
-stays.
+determined only where all of them hold it (within a factor ``AGREE``), and their terms are
+uncertain (λ–ω's u_t = 0.73 v at seed 3: the front's best, held by a ratio of 437, has
+0.05 v; five terms without v leave 0.56). ``record.richer["ratio"]`` keeps the likelihood
+ratio. The returned equation stays.
 """
 
 from __future__ import annotations
