@@ -91,7 +91,7 @@ def test_a_returned_term_stays_determined_only_where_the_richer_size_agrees(thei
 def test_lambda_omega_at_sigma_0_2_does_not_determine_its_linear_stand_in():
     # the zoo's λ–ω (tuning half), 10 % as point columns, σ 0.2, seed 2: came back as
     # u_t = 0.76 v with v determined and the cubic terms excluded; the data fit the front's
-    # best (nine terms, 0.29 of its held-out residual) better by a likelihood ratio of 438
+    # best (twelve terms, 0.25 of its held-out residual) better by a likelihood ratio of 443
     import symweak
     from symweak.bench import columns, generate
 

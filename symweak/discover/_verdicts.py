@@ -57,8 +57,8 @@ RICHER = 0.25
 #: ... and a drop of at least this part of the left-hand side (under 1 %: the surrogate's)
 RICHER_DROP = 0.01
 #: a returned term stays determined beside richer equations only where each holds it
-#: within this factor of its coefficient, same sign (λ–ω's v_t = −0.74 u at σ 0.2, seed 2:
-#: every richer equation holds u, the best at −0.15 beside −0.94 u²v − 0.60 u³; on the
+#: within this factor of its coefficient, same sign (λ–ω's v_t = −0.736 u at σ 0.2, seed 2:
+#: every richer equation holds u, the best at −0.12 beside −0.97 u²v − 0.49 u³; on the
 #: limit cycle, r² ≈ 1, u stands in for the cubic terms)
 AGREE = 2.0
 

@@ -6,7 +6,7 @@ functions (:func:`.._verdicts.richer_fronts`). A noisy surrogate leaves more of 
 form to richer equations that fit its own errors, so that share is strict, and a single
 stand-in for a structure the data hold came back determined above it: λ–ω at σ 0.2
 (tuning half, seed 2) as u_t = 0.76 v (the cubic terms excluded, the front's best with
-them leaving 0.29 of its residual), Gray–Scott's v_t = 0.022 v + 0.002 v_xx (0.48).
+them leaving 0.25 of its residual), Gray–Scott's v_t = 0.022 v + 0.002 v_xx (0.48).
 
 So where the front's best leaves less than ``LOOSE`` of the returned equation's residual,
 the surrogate is refitted under it as under the returned equation (:func:`._refitting._refit`,
@@ -16,13 +16,12 @@ returned one lacks — the surrogate is freer under a looser equation than a lin
 is, and exact runs passed χ² at 99.9 % with as many degrees of freedom and the added
 term's cutoff per term: tuning half at σ 0.2, porous medium's d_xx(u²) beside ten terms
 more 46 (seed 0) and 180 (seed 1), tanh damping's beside eight 51 (seed 0), up to 18 a
-term; λ–ω's stand-ins 438 beside twelve (36.5 a term, seed 2) and Gray–Scott's v_t 443
-beside seven (63, seed 3) —, the data hold more than the returned equation, and every
-front entry
-below ``LOOSE`` counts as a richer equation (:func:`mark_richer`): a returned term stays
-determined only where all of them hold it (within a factor ``AGREE``), and their terms are
-uncertain (λ–ω's u_t = 0.73 v at seed 3: the front's best, held by a ratio of 437, has
-0.05 v; five terms without v leave 0.56). ``record.richer["ratio"]`` keeps the likelihood
+term; λ–ω's stand-ins 443 and 420 beside twelve and eleven (seed 2) and Gray–Scott's v_t
+447 beside seven (seed 3), 37–64 a term —, the data hold more than the returned equation,
+and every front entry below ``LOOSE`` counts as a richer equation (:func:`mark_richer`):
+a returned term stays determined only where all of them hold it (within a factor
+``AGREE``), and their terms are uncertain (λ–ω's v_t = −0.736 u at seed 2: every richer
+equation holds u, the best at −0.12). ``record.richer["ratio"]`` keeps the likelihood
 ratio. The returned equation stays.
 """
 
