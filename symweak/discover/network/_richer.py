@@ -49,9 +49,8 @@ PER_TERM = 2 * ADDED_CHI2
 def richer_on_data(state, cands, e: int, record, start: dict, lib: dict, equation):
     """Refit equation ``e``'s returned terms and the front's best richer equation
     (module notes; ``equation``: the one returned); mark the record where the data fit the
-    richer one better. Returns the
-    likelihood ratio (positive: the data fit the richer one better), None where nothing
-    was refitted."""
+    richer one better. Returns the likelihood ratio (positive: the data fit the richer one
+    better), None where nothing was refitted."""
     if record.richer or not record.pareto or not isinstance(equation, Equation):
         return None
     chosen, better = richer_fronts(record.pareto, LOOSE)
