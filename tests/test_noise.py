@@ -97,3 +97,20 @@ def test_noise_readings_give_the_estimate_and_the_round_reading():
     assert np.isnan(a["u"]) and np.isnan(b["u"])
     flat = symweak.Observations(coords=_field(n=200).coords, fields={"u": np.ones(200)})
     assert noise_readings(flat) == ({"u": 0.0}, {"u": 0.0})
+
+
+def test_neighbour_correlation_tells_a_smooth_misfit_from_noise():
+    from symweak.surrogate import neighbour_correlation
+
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, (3000, 2))
+    smooth = np.sin(2 * X[:, 0]) * np.cos(X[:, 1])
+    assert neighbour_correlation(X, smooth) > 0.95
+    assert abs(neighbour_correlation(X, rng.normal(size=3000))) < 0.06
+    # replicates: each coordinate twice, independent noise at each (the nearest neighbour
+    # at distance 0 is the other replicate, never the point itself)
+    twice = np.concatenate([X, X])
+    assert abs(neighbour_correlation(twice, rng.normal(size=6000))) < 0.06
+    assert neighbour_correlation(twice, np.concatenate([smooth, smooth])) > 0.99
+    assert neighbour_correlation(X[:2], smooth[:2]) == 0.0
+    assert neighbour_correlation(X, np.zeros(3000)) == 0.0

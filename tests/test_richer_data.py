@@ -6,7 +6,9 @@ given here; the slow test at the end runs them for real."""
 
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
+import torch
 
 from symweak import parse_equation
 from symweak.discover._history import FitRecord
@@ -30,9 +32,10 @@ def _record(richer: float = 0.025) -> FitRecord:
     return record
 
 
-def _run(monkeypatch, record, richer_loss: float):
+def _run(monkeypatch, record, richer_loss: float, rho: float = 0.0):
     """richer_on_data with refits whose data loss is 1 under the returned equation and
-    ``richer_loss`` under the front's (at either weight); returns (ratio, supports)."""
+    ``richer_loss`` under the front's (at either weight), the residuals at neighbouring
+    points correlating ``rho``; returns (ratio, supports)."""
     supports = []
 
     def refit(state, cands, e, terms, start, weight):
@@ -40,6 +43,8 @@ def _run(monkeypatch, record, richer_loss: float):
         return (1.0 if len(terms) == 1 else richer_loss,)
 
     monkeypatch.setattr(_richer, "_refit", refit)
+    deflated = (N * (1 - max(rho, 0)) / (1 + max(rho, 0)), rho)
+    monkeypatch.setattr(_richer, "effective_points", lambda state: deflated)
     state = SimpleNamespace(data=[0.0] * N)
     equation = parse_equation("u_t = 1.0*u")
     return _richer.richer_on_data(state, None, 0, record, {}, LIB, equation), supports
@@ -65,6 +70,45 @@ def test_a_richer_equation_the_data_fit_as_well_changes_nothing(monkeypatch):
     assert record.verdicts == {"u": "determined"}
     assert record.richer == {}
     assert record.excluded == {"u^2": 0.1, "u^3": 0.3, "u_xx": 0.02}
+
+
+def test_residuals_correlated_at_neighbouring_points_count_as_fewer_points(monkeypatch):
+    # the same fit better by 183 (1000 · 0.183) with residuals correlating 0.5 at
+    # neighbouring points: 1000 · (1 − 0.5)/(1 + 0.5) = 333 points count, a ratio of 61
+    record = _record()
+    ratio, _ = _run(monkeypatch, record, 0.817, rho=0.5)
+    assert ratio == pytest.approx(61.0)
+    assert record.richer["ratio"] == pytest.approx(61.0)
+    record = _record()
+    ratio, _ = _run(monkeypatch, record, 0.82, rho=0.5)  # 60, below 60.56
+    assert ratio == pytest.approx(60.0)
+    assert record.richer == {}
+
+
+class _Residuals:
+    """A data term whose predictions miss a zero target by ``residual`` at ``points``."""
+
+    def __init__(self, points, residual):
+        self.points, self.residual = points, residual
+        self.target, self.scale = torch.zeros_like(residual), torch.ones(1)
+        self.model = SimpleNamespace(normalise=lambda p: p)
+
+    def __len__(self):
+        return len(self.points)
+
+    def predictions(self, shared=None, batch=None):
+        return self.residual
+
+
+def test_effective_points_from_a_surrogate_smooth_misfit_and_noise():
+    # residuals of a surrogate's data term: smooth misfit (a sine over the points)
+    # counts as few points, white noise as all of them
+    rng = np.random.default_rng(0)
+    x = torch.as_tensor(np.sort(rng.uniform(-1, 1, 2000)))[:, None]
+    for residual, lo, hi in [(torch.sin(3 * x), 0.0, 20.0),
+                             (torch.as_tensor(rng.normal(size=(2000, 1))), 1800.0, 2000.0)]:  # fmt: skip
+        n, rho = _richer.effective_points(SimpleNamespace(data=_Residuals(x, residual)))
+        assert lo <= n <= hi, (n, rho)
 
 
 def test_a_front_whose_best_leaves_more_than_loose_is_not_refitted(monkeypatch):

@@ -11,4 +11,5 @@ from ._model import choose_device as choose_device
 from ._model import plain_mlp_like as plain_mlp_like
 from ._noise import axis_lengths as axis_lengths
 from ._noise import estimate_noise as estimate_noise
+from ._noise import neighbour_correlation as neighbour_correlation
 from ._noise import noise_readings as noise_readings

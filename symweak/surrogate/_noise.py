@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["axis_lengths", "estimate_noise", "noise_readings"]
+__all__ = ["axis_lengths", "estimate_noise", "neighbour_correlation", "noise_readings"]
 
 #: factors each coordinate axis is stretched by, one axis at a time, besides the round
 #: neighbourhood (see the module notes)
@@ -181,3 +181,28 @@ def _gradients(Z: np.ndarray, at: np.ndarray, k: int, fields: list) -> tuple[flo
         misses.append(np.median((fields[i][at] - coef[:, 0]) ** 2))
         grads.append(np.mean(coef[:, 1 : 1 + D] ** 2, axis=0))
     return float(np.mean(misses)), np.sqrt(np.mean(grads, axis=0))
+
+
+def neighbour_correlation(
+    points: np.ndarray, residuals: np.ndarray, max_points: int = 20_000, seed: int = 0
+) -> float:
+    """How much a fit's residuals at neighbouring points agree: Σ r_i r_j / Σ r_i² over each
+    point i and its nearest neighbour j (``points`` (n, D) in coordinates scaled alike,
+    ``residuals`` (n,) or (n, fields), each column centred; pooled), in [-1, 1]. Noise
+    gives about 0, a smooth misfit (a surrogate's bias on clean data) near 1. At most
+    ``max_points`` seeded points are read, their neighbours taken from all points; 0 with
+    fewer than 3 points or residuals all 0."""
+    from scipy.spatial import cKDTree
+
+    Z = np.asarray(points, dtype=np.float64)
+    r = np.asarray(residuals, dtype=np.float64).reshape(len(Z), -1)
+    if len(Z) < 3:
+        return 0.0
+    r = r - r.mean(axis=0)
+    at = np.arange(len(Z))
+    if len(Z) > max_points:
+        at = np.sort(np.random.default_rng(seed).choice(len(Z), size=max_points, replace=False))
+    near = cKDTree(Z).query(Z[at], 2)[1]
+    nb = np.where(near[:, 0] == at, near[:, 1], near[:, 0])  # a replicate may come first
+    total = float(np.sum(r[at] * r[at]))
+    return float(np.sum(r[at] * r[nb]) / total) if total > 0 else 0.0

@@ -23,18 +23,28 @@ a returned term stays determined only where all of them hold it (within a factor
 ``AGREE``), and their terms are uncertain (λ–ω's v_t = −0.736 u at seed 2: every richer
 equation holds u, the best at −0.12). ``record.richer["ratio"]`` keeps the likelihood
 ratio. The returned equation stays.
+
+The ratio counts the data's points as independent, which they are where the refit's
+residuals are noise. On clean data they are the surrogate's own smooth misfit, and the
+richer refit fits more of it: the clean KS variant (tuning half, seed 0, its noise read as
+0.031) fitted nine terms more better by 383, its residuals at neighbouring points
+correlating 0.68 (λ–ω at σ 0.2: −0.01). So the points count as n (1 − ρ)/(1 + ρ)
+(:func:`effective_points`, ρ of the richer refit's residuals): 58 there, 443 for λ–ω.
 """
 
 from __future__ import annotations
 
 import logging
 
+import torch
+
 from ...ir import Equation
+from ...surrogate import neighbour_correlation
 from .._settings import ADDED_CHI2, ADDED_LAMBDA, REFIT_LAMBDA
 from .._verdicts import mark_richer, richer_fronts
 from ._refitting import _refit
 
-__all__ = ["LOOSE", "PER_TERM", "richer_on_data"]
+__all__ = ["LOOSE", "PER_TERM", "effective_points", "richer_on_data"]
 
 log = logging.getLogger("symweak")
 
@@ -62,18 +72,20 @@ def richer_on_data(state, cands, e: int, record, start: dict, lib: dict, equatio
     extra = [t for t in best["terms"] if t not in own]
     if not extra:
         return None
-    n = len(state.data)
-    ratio = -float("inf")
+    ratio, rho = -float("inf"), 0.0
     for weight in (REFIT_LAMBDA, ADDED_LAMBDA):
         base = _refit(state, cands, e, [lib[t] for t in own], start, weight)[0]
         loss = _refit(state, cands, e, [lib[t] for t in best["terms"]], start, weight)[0]
-        ratio = max(ratio, n * (base - loss) / max(base, 1e-300))
+        n, r = effective_points(state)  # the richer refit's residuals
+        value = n * (base - loss) / max(base, 1e-300)
+        ratio, rho = max((ratio, rho), (value, r))
     needed = PER_TERM * len(extra)
     log.info(
         "symweak: %s: the data fit the front's equation with %s %s than the one returned "
-        "(likelihood ratio %.3g, %.3g needed for %d more terms)",
+        "(likelihood ratio %.3g, %.3g needed for %d more terms; its residuals at "
+        "neighbouring points correlate %.2f)",
         record.lhs, ", ".join(extra), "better" if ratio > needed else "not markedly better",
-        ratio, needed, len(extra),
+        ratio, needed, len(extra), rho,
     )  # fmt: skip
     if ratio > needed:
         coefs = {t.short(): float(c) for t, c in equation.coefficients.items()}
@@ -83,3 +95,17 @@ def richer_on_data(state, cands, e: int, record, start: dict, lib: dict, equatio
             record.floors[name] = record.excluded.pop(name)
         record.richer["ratio"] = ratio
     return ratio
+
+
+def effective_points(state) -> tuple[float, float]:
+    """(how many independent points the data count as under the surrogate as it is, the
+    correlation of its residuals at neighbouring points): n (1 − ρ)/(1 + ρ), ρ clipped to
+    [0, 0.99] — as many as the data's points where the residuals are noise, fewer where
+    they are the surrogate's smooth misfit (module notes)."""
+    data = state.data
+    with torch.no_grad():
+        diff = (data.predictions(None, None) - data.target) / data.scale
+        points = data.model.normalise(data.points)
+    rho = neighbour_correlation(points.cpu().double().numpy(), diff.cpu().double().numpy())
+    clipped = min(max(rho, 0.0), 0.99)
+    return len(data) * (1.0 - clipped) / (1.0 + clipped), rho
