@@ -54,8 +54,8 @@ def test_a_richer_equation_the_data_fit_better_makes_its_terms_uncertain(monkeyp
     record = _record()
     ratio, supports = _run(monkeypatch, record, 0.939)
     assert ratio == pytest.approx(61.0)  # 1000 · 0.061 / 1, above 2 · 30.28 = 60.56
-    assert supports == [(["u"], 1.0), (["u", "u^2", "u_xx"], 1.0),
-                        (["u"], 10.0), (["u", "u^2", "u_xx"], 10.0)]  # fmt: skip
+    # the weight-10 refits only where weight 1's ratio falls short
+    assert supports == [(["u"], 1.0), (["u", "u^2", "u_xx"], 1.0)]
     assert record.verdicts == {"u": "determined", "u^2": "uncertain", "u_xx": "uncertain"}
     assert record.floors == {"u^2": 0.1, "u_xx": 0.02}
     assert record.excluded == {"u^3": 0.3}
@@ -65,8 +65,9 @@ def test_a_richer_equation_the_data_fit_better_makes_its_terms_uncertain(monkeyp
 
 def test_a_richer_equation_the_data_fit_as_well_changes_nothing(monkeypatch):
     record = _record()
-    ratio, _ = _run(monkeypatch, record, 0.94)  # 60.0, below 60.56
+    ratio, supports = _run(monkeypatch, record, 0.94)  # 60.0, below 60.56
     assert ratio == pytest.approx(60.0)
+    assert [w for _, w in supports] == [1.0, 1.0, 10.0, 10.0]
     assert record.verdicts == {"u": "determined"}
     assert record.richer == {}
     assert record.excluded == {"u^2": 0.1, "u^3": 0.3, "u_xx": 0.02}

@@ -10,9 +10,9 @@ them leaving 0.25 of its residual), Gray–Scott's v_t = 0.022 v + 0.002 v_xx (0
 
 So where the front's best leaves less than ``LOOSE`` of the returned equation's residual,
 the surrogate is refitted under it as under the returned equation (:func:`._refitting._refit`,
-at both weak-form weights of an addition; the better ratio counts): where the data fit it
-better by more than ``PER_TERM`` (twice what an added term needs) for each term the
-returned one lacks — the surrogate is freer under a looser equation than a linear model
+at both weak-form weights of an addition, the second where the first falls short; the
+better ratio counts): where the data fit it better by more than ``PER_TERM`` (twice what
+an added term needs) for each term the returned one lacks — the surrogate is freer under a looser equation than a linear model
 is, and exact runs passed χ² at 99.9 % with as many degrees of freedom and the added
 term's cutoff per term: tuning half at σ 0.2, porous medium's d_xx(u²) beside ten terms
 more 46 (seed 0) and 180 (seed 1), tanh damping's beside eight 51 (seed 0), up to 18 a
@@ -72,14 +72,14 @@ def richer_on_data(state, cands, e: int, record, start: dict, lib: dict, equatio
     extra = [t for t in best["terms"] if t not in own]
     if not extra:
         return None
-    ratio, rho = -float("inf"), 0.0
-    for weight in (REFIT_LAMBDA, ADDED_LAMBDA):
+    ratio, rho, needed = -float("inf"), 0.0, PER_TERM * len(extra)
+    for weight in (REFIT_LAMBDA, ADDED_LAMBDA):  # the second only where the first fell short
         base = _refit(state, cands, e, [lib[t] for t in own], start, weight)[0]
         loss = _refit(state, cands, e, [lib[t] for t in best["terms"]], start, weight)[0]
         n, r = effective_points(state)  # the richer refit's residuals
-        value = n * (base - loss) / max(base, 1e-300)
-        ratio, rho = max((ratio, rho), (value, r))
-    needed = PER_TERM * len(extra)
+        ratio, rho = max((ratio, rho), (n * (base - loss) / max(base, 1e-300), r))
+        if ratio > needed:
+            break
     log.info(
         "symweak: %s: the data fit the front's equation with %s %s than the one returned "
         "(likelihood ratio %.3g, %.3g needed for %d more terms; its residuals at "
