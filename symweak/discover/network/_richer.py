@@ -9,20 +9,21 @@ stand-in for a structure the data hold came back determined above it: λ–ω at
 them leaving 0.25 of its residual), Gray–Scott's v_t = 0.022 v + 0.002 v_xx (0.48).
 
 So where the front's best leaves less than ``LOOSE`` of the returned equation's residual,
-the surrogate is refitted under it as under the returned equation (:func:`._refitting._refit`,
-at both weak-form weights of an addition, the second where the first falls short; the
-better ratio counts): where the data fit it better by more than ``PER_TERM`` (twice what
-an added term needs) for each term the returned one lacks — the surrogate is freer under a looser equation than a linear model
-is, and exact runs passed χ² at 99.9 % with as many degrees of freedom and the added
-term's cutoff per term: tuning half at σ 0.2, porous medium's d_xx(u²) beside ten terms
-more 46 (seed 0) and 180 (seed 1), tanh damping's beside eight 51 (seed 0), up to 18 a
-term; λ–ω's stand-ins 443 and 420 beside twelve and eleven (seed 2) and Gray–Scott's v_t
-447 beside seven (seed 3), 37–64 a term —, the data hold more than the returned equation,
-and every front entry below ``LOOSE`` counts as a richer equation (:func:`mark_richer`):
-a returned term stays determined only where all of them hold it (within a factor
-``AGREE``), and their terms are uncertain (λ–ω's v_t = −0.736 u at seed 2: every richer
-equation holds u, the best at −0.12). ``record.richer["ratio"]`` keeps the likelihood
-ratio. The returned equation stays.
+the surrogate is refitted under it as under the returned equation
+(:func:`._refitting._refit`, at both weak-form weights of an addition, the second where
+the first falls short; the better ratio counts): where the data fit it better by more than
+``PER_TERM`` (twice what an added term needs) for each term the returned one lacks — the
+surrogate is freer under a looser equation than a linear model is, and exact runs passed
+χ² at 99.9 % with as many degrees of freedom and the added term's cutoff per term: tuning
+half at σ 0.2, porous medium's d_xx(u²) beside ten terms more 46 (seed 0) and 180 (seed
+1), tanh damping's beside eight 51 (seed 0), up to 18 a term; λ–ω's stand-ins 443 and 420
+beside twelve and eleven (seed 2) and Gray–Scott's v_t 447 beside seven (seed 3), 37–64 a
+term —, the data hold more than the returned equation, and every front entry below
+``LOOSE`` counts as a richer equation (:func:`mark_richer`): a returned term stays
+determined only where all of them hold it (within a factor ``AGREE``), and their terms are
+uncertain (λ–ω's v_t = −0.736 u at seed 2: every richer equation holds u, the best at
+−0.12). ``record.richer["ratio"]`` keeps the likelihood ratio. The returned equation
+stays.
 
 The ratio counts the data's points as independent, which they are where the refit's
 residuals are noise. On clean data they are the surrogate's own smooth misfit, and the
